@@ -1,0 +1,28 @@
+# The two commands of the README: `make demo` (set up, then a real scorecard) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test docs-serve
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[torch,test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	$(BIN)/kata grade auc_roc --impl solution
+	@echo
+	@echo "That was the reference solution. Now it is your turn:"
+	@echo "  $(BIN)/kata list                 # every kata"
+	@echo "  $(BIN)/kata show auc_roc         # read the prompt (--lang zh-TW for 中文)"
+	@echo "  edit katas/auc_roc/auc.py"
+	@echo "  $(BIN)/pytest katas/auc_roc      # graded like an online assessment"
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest tests -n 2 -q

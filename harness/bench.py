@@ -1,0 +1,26 @@
+"""Shared pieces of the benchmarks: a table that prints itself and can be saved as Markdown."""
+
+from __future__ import annotations
+
+import platform
+from datetime import date
+from pathlib import Path
+
+
+class Table:
+    def __init__(self, *columns: str) -> None:
+        self.columns = columns
+        self.rows: list[tuple[str, ...]] = []
+
+    def add(self, *cells: object) -> None:
+        self.rows.append(tuple(str(c) for c in cells))
+
+    def markdown(self) -> str:
+        lines = ["| " + " | ".join(self.columns) + " |", "|" + " --- |" * len(self.columns)]
+        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        return "\n".join(lines)
+
+    def save(self, path: Path, title: str) -> None:
+        stamp = f"{date.today().isoformat()}, {platform.machine()}, {platform.processor() or ''}"
+        Path(path).write_text(f"# {title}\n\nMeasured {stamp.strip(', ')}.\n\n"
+                              f"{self.markdown()}\n", encoding="utf-8")

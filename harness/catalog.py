@@ -1,0 +1,100 @@
+"""Where every kata's pieces live. Katas are discovered from `katas/*/kata.toml`, never named."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KATAS_DIR = ROOT / "katas"
+SOLUTIONS_DIR = ROOT / "solutions"
+SUITES_DIR = Path(__file__).resolve().parent / "suites"
+LANGS = ("en", "zh-TW")
+
+
+@dataclass(frozen=True)
+class Kata:
+    name: str
+
+    @cached_property
+    def meta(self) -> dict:
+        with open(self.folder / "kata.toml", "rb") as f:
+            return tomllib.load(f)
+
+    @property
+    def module(self) -> str:
+        return self.meta["module"]
+
+    @property
+    def folder(self) -> Path:
+        return KATAS_DIR / self.name
+
+    @property
+    def stub_path(self) -> Path:
+        return self.folder / f"{self.module}.py"
+
+    @property
+    def solution_path(self) -> Path:
+        return SOLUTIONS_DIR / self.name / f"{self.module}.py"
+
+    @property
+    def suite_dir(self) -> Path:
+        return SUITES_DIR / self.name
+
+    @property
+    def bench_path(self) -> Path:
+        return self.suite_dir / "bench.py"
+
+    @property
+    def mutants(self) -> list[Path]:
+        return sorted((self.suite_dir / "mutants").glob("*.py"))
+
+    @property
+    def num_levels(self) -> int:
+        return len(self.meta["levels"])
+
+    def title(self, lang: str = "en") -> str:
+        return self.meta["title"][lang]
+
+    def pristine_stub(self) -> str:
+        """The stub as committed: what `kata reset` restores, whatever the learner has written."""
+        rel = self.stub_path.relative_to(ROOT).as_posix()
+        proc = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=ROOT, capture_output=True,
+                              text=True)
+        if proc.returncode != 0:
+            raise FileNotFoundError(f"no committed version of {rel}: {proc.stderr.strip()}")
+        return proc.stdout
+
+    def impl_path(self, impl: str) -> Path:
+        """`stub` (the learner's file), `solution`, or a path to any file with the kata's API."""
+        if impl == "stub":
+            return self.stub_path
+        if impl == "solution":
+            return self.solution_path
+        path = Path(impl).expanduser()
+        return path if path.is_absolute() else Path.cwd() / path
+
+
+def all_katas() -> list[Kata]:
+    return [Kata(p.parent.name) for p in sorted(KATAS_DIR.glob("*/kata.toml"))]
+
+
+def get(name: str) -> Kata:
+    if not (KATAS_DIR / name / "kata.toml").is_file():
+        known = ", ".join(k.name for k in all_katas())
+        raise KeyError(f"no kata named {name!r}; known katas: {known}")
+    return Kata(name)
+
+
+def kata_for_path(path: Path) -> Kata | None:
+    """The kata a test file or folder belongs to: katas/<kata>/... or harness/suites/<kata>/..."""
+    path = Path(path).resolve()
+    for base in (KATAS_DIR, SUITES_DIR):
+        if path.is_relative_to(base) and path != base:
+            name = path.relative_to(base).parts[0]
+            if (KATAS_DIR / name / "kata.toml").is_file():
+                return Kata(name)
+    return None

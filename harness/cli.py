@@ -1,0 +1,177 @@
+"""`kata`: list, read, test, grade, reset, reveal and benchmark the katas."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.syntax import Syntax
+from rich.table import Column, Table
+
+from harness import catalog, grading
+from harness.loader import ImplError, load_module
+from harness.results import KataRun, scorecard_lines
+from harness.store import Attempt, Store, StoreError, home
+
+app = typer.Typer(help="Practice katas for ML and inference coding rounds.", no_args_is_help=True,
+                  add_completion=False)
+console = Console()
+
+KataArg = typer.Argument(..., help="the kata's name, as `kata list` shows it")
+ImplOpt = typer.Option("stub", "--impl", help="stub (your file), solution, or a PATH")
+LangOpt = typer.Option("en", "--lang", help="en or zh-TW")
+
+
+def _kata(name: str) -> catalog.Kata:
+    try:
+        return catalog.get(name)
+    except KeyError as exc:
+        raise typer.BadParameter(exc.args[0]) from exc
+
+
+def _lang(lang: str) -> str:
+    if lang not in catalog.LANGS:
+        raise typer.BadParameter(f"--lang must be one of {', '.join(catalog.LANGS)}, got {lang!r}")
+    return lang
+
+
+def _store() -> Store:
+    try:
+        store = Store()
+    except StoreError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+    if store.notice:
+        console.print(f"[yellow]{store.notice}[/yellow]")
+    return store
+
+
+@app.command("list")
+def list_katas(lang: str = LangOpt) -> None:
+    """Every kata, its levels, and your best graded result."""
+    lang, store = _lang(lang), _store()
+    table = Table("title", "levels", "minutes", "your best")
+    table.columns.insert(0, Column("kata", no_wrap=True))
+    for kata in catalog.all_katas():
+        try:
+            kata.meta["levels"]
+        except (KeyError, ValueError) as exc:  # a kata.toml being written, or broken
+            table.add_row(kata.name, f"[red]kata.toml is incomplete: {exc}[/red]", "", "", "")
+            continue
+        best = store.best(kata.name)
+        result = f"level {best.best_level} ({best.passed}/{best.total})" if best else "—"
+        table.add_row(kata.name, kata.title(lang), str(kata.num_levels),
+                      str(kata.meta["minutes"]), result)
+    console.print(table)
+
+
+@app.command()
+def show(name: str = KataArg, lang: str = LangOpt,
+         level: int = typer.Option(0, help="show only this level (default: all)")) -> None:
+    """The kata's prompt."""
+    kata, lang = _kata(name), _lang(lang)
+    console.print(f"[bold]{kata.title(lang)}[/bold]  ({kata.meta['minutes']} min)  "
+                  f"katas/{kata.name}/{kata.module}.py")
+    for n, spec in enumerate(kata.meta["levels"], start=1):
+        if level in (0, n):
+            console.rule(f"Level {n} · {spec['title'][lang]}")
+            console.print(Markdown(spec["prompt"][lang]))
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def test(ctx: typer.Context, name: str = KataArg, impl: str = ImplOpt) -> None:
+    """Run pytest on the kata (visible examples and hidden suite); extra options go to pytest."""
+    kata = _kata(name)
+    code = subprocess.call(grading.pytest_command(kata, impl, *ctx.args), cwd=catalog.ROOT)
+    raise typer.Exit(code)
+
+
+def print_scorecard(run: KataRun) -> None:
+    for line, ok in scorecard_lines(run):
+        console.print(line, style="green" if ok else "red", highlight=False, soft_wrap=True)
+
+
+@app.command()
+def grade(name: str = KataArg, impl: str = ImplOpt,
+          reveal: bool = typer.Option(False, help="also show pytest's full output")) -> None:
+    """Grade a file like an online assessment and record the attempt."""
+    kata = _kata(name)
+    try:
+        run, output = grading.grade(kata, impl, *(["--reveal"] if reveal else []))
+    except grading.GradingError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+    if reveal:
+        console.print(output, highlight=False, markup=False)
+    print_scorecard(run)
+    counts = {str(level): list(pt) for level, pt in run.level_counts().items()}
+    _store().add_attempt(Attempt(kata.name, impl, time.time(), run.best_level, run.hidden_passed,
+                                 run.hidden_total, counts))
+    raise typer.Exit(0 if run.passed else 1)
+
+
+@app.command()
+def reset(name: str = KataArg) -> None:
+    """Restore the stub; your file is backed up first, with a timestamp."""
+    kata = _kata(name)
+    try:
+        pristine = kata.pristine_stub()
+    except FileNotFoundError as exc:
+        console.print(f"[red]cannot reset: {exc}[/red]")
+        raise typer.Exit(2) from exc
+    if kata.stub_path.exists():
+        if kata.stub_path.read_text(encoding="utf-8") == pristine:
+            console.print(f"{kata.stub_path.name} is already the pristine stub")
+            return
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        backup = home() / "backups" / kata.name / f"{kata.module}-{stamp}.py"
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(kata.stub_path, backup)
+        console.print(f"your file is saved as {backup}", soft_wrap=True)
+    kata.stub_path.write_text(pristine, encoding="utf-8")
+    console.print(f"restored the stub in {kata.stub_path}")
+
+
+@app.command()
+def solution(name: str = KataArg,
+             yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
+    """Show the reference solution (asks first, and records that you looked)."""
+    kata = _kata(name)
+    if not yes and not typer.confirm(f"Reveal the reference solution of {kata.name}? "
+                                     "It is recorded in your progress."):
+        raise typer.Exit(1)
+    _store().add_reveal(kata.name)
+    console.print(Syntax(kata.solution_path.read_text(encoding="utf-8"), "python"))
+
+
+@app.command()
+def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
+          quick: bool = typer.Option(False, help="small sizes, a few seconds"),
+          out: Path = typer.Option(None, help="folder for the Markdown table and plots")) -> None:
+    """Benchmark an implementation against the kata's named baseline."""
+    kata = _kata(name)
+    try:
+        module = load_module(kata.impl_path(impl), f"kata_impl_{kata.name}")
+        runner = load_module(kata.bench_path, f"kata_bench_{kata.name}")
+    except ImplError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    try:
+        table = runner.main(module, quick=quick, out=out)
+    except NotImplementedError as exc:
+        console.print(f"[red]{impl} does not implement everything yet ({exc!r}); "
+                      "try --impl solution[/red]")
+        raise typer.Exit(1) from exc
+    shown = Table(*table.columns, title=f"{kata.name} · {impl}")
+    for row in table.rows:
+        shown.add_row(*row)
+    console.print(shown)
+    if out:
+        table.save(out / f"{kata.name}.md", f"{kata.title('en')}: benchmark")

@@ -1,0 +1,216 @@
+"""The grader: a pytest plugin that adds each kata's hidden suite and reports like an assessment.
+
+`pytest katas/<kata>` runs the visible examples and the hidden suite against the file chosen by
+`--impl`; hidden failures show their level, title and hint category only, unless `--reveal`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from harness import catalog
+from harness.loader import ImplError, load_module
+from harness.results import EXAMPLES, KataRun, TestResult, level_name, scorecard_lines, write_json
+from harness.timeouts import KataTimeout, time_limit
+
+DEFAULT_TIMEOUT = 10.0
+
+# Same file, same verdict: no randomness between runs and nothing written into the repository.
+settings.register_profile(
+    "grading", derandomize=True, database=None, deadline=None, print_blob=False,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("grading")
+
+runs_key = pytest.StashKey[dict[str, KataRun]]()
+tests_key = pytest.StashKey[dict[str, tuple[str, TestResult]]]()
+impls_key = pytest.StashKey[dict[str, object]]()
+exit_key = pytest.StashKey[int]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("kata", "kata grading")
+    group.addoption("--impl", default="stub",
+                    help="what to grade: stub (your file, the default), solution, or a PATH")
+    group.addoption("--reveal", action="store_true",
+                    help="show hidden tests' failures in full: tracebacks, falsifying examples")
+    group.addoption("--kata-timeout", type=float, default=None,
+                    help=f"seconds each test may take (default {DEFAULT_TIMEOUT:g}, or its own)")
+    group.addoption("--kata-json", default=None, help="also write the results to this JSON file")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "grade(level, title, hint, timeout=None): a hidden test's level (1-3), the "
+        "behaviour it checks, its hint category in kata.toml, and its own time limit")
+    config.stash[runs_key] = {}
+    config.stash[tests_key] = {}
+    config.stash[impls_key] = {}
+    # Running a kata folder (or all of katas/) also runs that kata's hidden suite.
+    for arg in list(config.args):
+        path = Path(arg.split("::")[0]).resolve()
+        if path == catalog.KATAS_DIR:
+            config.args.extend(str(k.suite_dir) for k in catalog.all_katas())
+        elif path.is_dir() and path.parent == catalog.KATAS_DIR:
+            kata = catalog.kata_for_path(path)
+            if kata and kata.suite_dir.is_dir():
+                config.args.append(str(kata.suite_dir))
+
+
+def _load(config: pytest.Config, kata: catalog.Kata) -> object:
+    impls = config.stash[impls_key]
+    if kata.name not in impls:
+        path = kata.impl_path(config.getoption("impl"))
+        try:
+            impls[kata.name] = load_module(path, f"kata_impl_{kata.name}")
+        except ImplError as exc:
+            impls[kata.name] = exc
+    return impls[kata.name]
+
+
+@pytest.fixture(scope="module")
+def impl(request: pytest.FixtureRequest):
+    """The implementation under test: the module loaded from the file `--impl` names."""
+    module = _load(request.config, catalog.kata_for_path(request.path))
+    if isinstance(module, ImplError):
+        pytest.fail(str(module), pytrace=False)
+    return module
+
+
+class BrokenImpl(pytest.Item):
+    """Stands in for a kata's tests when its file does not import: one clear error, not fifty."""
+
+    def __init__(self, *, error: ImplError, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def runtest(self) -> None:
+        raise self.error
+
+    def repr_failure(self, excinfo, style=None) -> str:
+        return str(excinfo.value)
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection, so only tests that run are counted
+def pytest_collection_modifyitems(session, config: pytest.Config, items: list) -> None:
+    runs, tests = config.stash[runs_key], config.stash[tests_key]
+    by_kata: dict[str, list] = {}
+    for item in items:
+        kata = catalog.kata_for_path(item.path)
+        if kata is None:
+            continue
+        mark = item.get_closest_marker("grade")
+        hidden = item.path.is_relative_to(catalog.SUITES_DIR)
+        if hidden and mark is None:
+            raise pytest.UsageError(f"hidden test {item.nodeid} has no @pytest.mark.grade(...)")
+        level, title, hint = (mark.kwargs["level"], mark.kwargs["title"], mark.kwargs["hint"]) \
+            if hidden else (EXAMPLES, item.name, None)
+        run = runs.setdefault(kata.name, KataRun(kata.name, config.getoption("impl")))
+        tests[item.nodeid] = (kata.name, TestResult(item.nodeid, level, title, hint))
+        run.results.append(tests[item.nodeid][1])
+        by_kata.setdefault(kata.name, []).append(item)
+    # Level 1 before Level 2 before Level 3, so the first failure is the most basic one.
+    items.sort(key=lambda i: tests[i.nodeid][1].level if i.nodeid in tests else -1)
+    for name, kata_items in by_kata.items():
+        error = _load(config, catalog.get(name))
+        if isinstance(error, ImplError):
+            runs[name].import_error = str(error)
+            for r in runs[name].results:
+                r.outcome, r.verdict = "failed", "does not import"
+            items[:] = [i for i in items if i not in kata_items]
+            items.append(BrokenImpl.from_parent(session, name=f"{name}: import", error=error))
+
+
+def _limit(item: pytest.Item) -> float:
+    """Kata tests only: the project's own tests in tests/ run without this limit."""
+    if item.nodeid not in item.config.stash[tests_key]:
+        return 0.0
+    override = item.config.getoption("kata_timeout")
+    mark = item.get_closest_marker("grade")
+    own = mark.kwargs.get("timeout") if mark else None
+    return override or own or DEFAULT_TIMEOUT
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    with time_limit(_limit(item)):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    with time_limit(_limit(item)):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    with time_limit(_limit(item)):
+        return (yield)
+
+
+def _verdict(excinfo) -> str:
+    if excinfo.errisinstance(KataTimeout):
+        return str(excinfo.value)
+    if excinfo.errisinstance((AssertionError, pytest.fail.Exception)):
+        return "wrong answer"
+    if excinfo.errisinstance(NotImplementedError):
+        return "not implemented yet"
+    return f"raised {excinfo.typename}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    entry = item.config.stash[tests_key].get(item.nodeid)
+    if entry is None or isinstance(item, BrokenImpl):
+        return report
+    result = entry[1]
+    if report.skipped and result.outcome == "passed":
+        result.outcome = "skipped"
+    elif report.failed:
+        result.outcome = "failed"
+        result.verdict = result.verdict or _verdict(call.excinfo)
+        if call.excinfo.errisinstance(KataTimeout) and result.level == EXAMPLES:
+            report.longrepr = result.verdict
+        if result.level != EXAMPLES and not item.config.getoption("reveal"):
+            report.longrepr = f"{level_name(result.level)} · {result.title} — {result.verdict}" + (
+                f"  [hint: {result.hint}]  (run with --reveal for details)")
+            report.sections = []
+    return report
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    for run in config.stash[runs_key].values():
+        terminalreporter.write_sep("=", "kata scorecard")
+        for line, ok in scorecard_lines(run):
+            terminalreporter.write_line(line, green=ok, red=not ok)
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    config = session.config
+    path = config.getoption("kata_json")
+    if path:
+        write_json(list(config.stash[runs_key].values()), Path(path))
+    config.stash[exit_key] = int(exitstatus)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Learner threads that never stop (a deadlocked worker) must not keep the run alive."""
+    stuck = [t for t in threading.enumerate()
+             if t is not threading.main_thread() and t.is_alive() and not t.daemon]
+    if stuck and config.stash.get(runs_key, None):
+        sys.stderr.write(f"kata: {len(stuck)} thread(s) started by the implementation never "
+                         "stopped; exiting without waiting for them\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(config.stash.get(exit_key, 1))

@@ -1,0 +1,97 @@
+"""What one graded run found, per test and per level, and how a scorecard reads it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+EXAMPLES = 0  # the level number given to a kata's visible example tests
+
+
+@dataclass
+class TestResult:
+    nodeid: str
+    level: int
+    title: str
+    hint: str | None
+    outcome: str = "passed"  # passed | failed | skipped
+    verdict: str = ""  # for a failure: wrong answer, raised TypeError, timed out after 10 s, ...
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome == "failed"
+
+
+@dataclass
+class KataRun:
+    kata: str
+    impl: str
+    import_error: str | None = None
+    results: list[TestResult] = field(default_factory=list)
+
+    def level_counts(self) -> dict[int, tuple[int, int]]:
+        """level -> (passed, total), skipped tests left out of both."""
+        counts: dict[int, list[int]] = {}
+        for r in sorted(self.results, key=lambda r: r.level):
+            if r.outcome != "skipped":
+                c = counts.setdefault(r.level, [0, 0])
+                c[0] += r.outcome == "passed"
+                c[1] += 1
+        return {level: (p, t) for level, (p, t) in counts.items()}
+
+    @property
+    def best_level(self) -> int:
+        """The highest level passed in full together with every level below it (0 for none)."""
+        best = 0
+        for level, (passed, total) in self.level_counts().items():
+            if level == EXAMPLES:
+                continue
+            if passed != total or level != best + 1:
+                break
+            best = level
+        return best
+
+    @property
+    def hidden_passed(self) -> int:
+        return sum(p for lvl, (p, _) in self.level_counts().items() if lvl != EXAMPLES)
+
+    @property
+    def hidden_total(self) -> int:
+        return sum(t for lvl, (_, t) in self.level_counts().items() if lvl != EXAMPLES)
+
+    @property
+    def passed(self) -> bool:
+        return self.import_error is None and all(not r.failed for r in self.results)
+
+    def failures(self, level: int) -> list[TestResult]:
+        return [r for r in self.results if r.level == level and r.failed]
+
+
+def level_name(level: int) -> str:
+    return "Examples" if level == EXAMPLES else f"Level {level}"
+
+
+def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
+    """(line, ok) pairs: the per-level summary a run ends with."""
+    lines = [(f"{run.kata} · {run.impl}", run.passed)]
+    if run.import_error:
+        lines.append((f"  {run.import_error}", False))
+    for level, (passed, total) in run.level_counts().items():
+        lines.append((f"  {level_name(level):<9} {passed:>3}/{total:<3}", passed == total))
+        for r in [] if run.import_error else run.failures(level):
+            hint = f"  [hint: {r.hint}]" if r.hint else ""
+            lines.append((f"      ✗ {r.title} — {r.verdict}{hint}", False))
+    verdict = "PASSED" if run.passed else "FAILED"
+    lines.append((f"  {verdict}: {run.hidden_passed}/{run.hidden_total} hidden tests, "
+                  f"best level {run.best_level}", run.passed))
+    return lines
+
+
+def write_json(runs: list[KataRun], path: Path) -> None:
+    Path(path).write_text(json.dumps([asdict(r) for r in runs], indent=1), encoding="utf-8")
+
+
+def read_json(path: Path) -> list[KataRun]:
+    runs = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [KataRun(**{**r, "results": [TestResult(**t) for t in r["results"]]}) for r in runs]

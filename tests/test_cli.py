@@ -1,0 +1,79 @@
+"""The `kata` command, driven as a learner would."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from harness import catalog
+from harness.cli import app
+
+runner = CliRunner()
+AUC = catalog.get("auc_roc")
+
+
+def kata(*args, input=None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def test_list_shows_every_kata():
+    result = kata("list")
+    assert result.exit_code == 0
+    for k in catalog.all_katas():
+        assert k.name in result.output
+
+
+@pytest.mark.parametrize("lang, title", [("en", "AUC-ROC by hand"), ("zh-TW", "手刻 AUC-ROC")])
+def test_show_prints_the_prompt_in_each_language(lang, title):
+    result = kata("show", "auc_roc", "--lang", lang)
+    assert result.exit_code == 0 and title in result.output and "Level 3" in result.output
+
+
+def test_unknown_kata_and_language_are_clear_errors():
+    assert "no kata named 'nope'" in kata("show", "nope").output
+    assert "--lang must be one of" in kata("show", "auc_roc", "--lang", "fr").output
+
+
+def test_grade_prints_a_scorecard_and_records_the_attempt():
+    result = kata("grade", "auc_roc", "--impl", "solution")
+    assert result.exit_code == 0, result.output
+    assert "Level 3" in result.output and "PASSED" in result.output
+    from harness.store import Store
+    assert [a.impl for a in Store().attempts("auc_roc")] == ["solution"]
+
+
+def test_grade_of_a_failing_file_exits_non_zero():
+    mutant = AUC.suite_dir / "mutants" / "ties_count_zero.py"
+    result = kata("grade", "auc_roc", "--impl", str(mutant))
+    assert result.exit_code == 1 and "tied scores must count one half" in result.output
+
+
+def test_reset_backs_up_the_learners_file(kata_home, tmp_path, monkeypatch):
+    stub = tmp_path / "auc.py"
+    stub.write_text("# my work in progress\n")
+    monkeypatch.setattr(catalog.Kata, "stub_path", property(lambda self: stub))
+    monkeypatch.setattr(catalog.Kata, "pristine_stub", lambda self: "# pristine\n")
+    result = kata("reset", "auc_roc")
+    assert result.exit_code == 0, result.output
+    assert stub.read_text() == "# pristine\n"
+    backups = list((kata_home / "backups" / "auc_roc").glob("auc-*.py"))
+    assert [b.read_text() for b in backups] == ["# my work in progress\n"]
+    assert "already the pristine stub" in kata("reset", "auc_roc").output
+
+
+def test_solution_asks_first_and_records_the_reveal():
+    from harness.store import Store
+    refused = kata("solution", "auc_roc", input="n\n")
+    assert refused.exit_code != 0 and "def roc_auc_score" not in refused.output
+    assert not Store().revealed("auc_roc")
+    shown = kata("solution", "auc_roc", input="y\n")
+    assert shown.exit_code == 0 and "def roc_auc_score" in shown.output
+    assert Store().revealed("auc_roc")
+
+
+def test_bench_prints_ratios_and_saves_the_table(tmp_path):
+    pytest.importorskip("sklearn", reason="the auc_roc benchmark compares with scikit-learn")
+    result = kata("bench", "auc_roc", "--quick", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "ratio" in result.output
+    assert "| samples |" in (tmp_path / "auc_roc.md").read_text()

@@ -1,0 +1,79 @@
+"""The progress store keeps records through corruption, concurrent writers and locks."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from harness.store import Attempt, Store, StoreError
+
+
+def attempt(kata="auc_roc", level=1, at=None):
+    return Attempt(kata, "stub", at or time.time(), level, 10, 20, {"1": [10, 10]})
+
+
+def test_attempts_round_trip_and_best(kata_home):
+    store = Store()
+    store.add_attempt(attempt(level=1, at=1.0))
+    store.add_attempt(attempt(level=3, at=2.0))
+    store.add_attempt(attempt(kata="other", level=2))
+    assert [a.best_level for a in store.attempts("auc_roc")] == [1, 3]
+    assert store.best("auc_roc").best_level == 3
+    assert store.best("nothing") is None
+    assert (kata_home / "progress.db").is_file()
+
+
+def test_a_corrupt_file_is_kept_aside_and_a_fresh_store_started(kata_home):
+    kata_home.mkdir()
+    (kata_home / "progress.db").write_bytes(b"this is not sqlite" * 100)
+    store = Store()
+    assert "kept it as" in store.notice
+    backups = list(kata_home.glob("progress.db.corrupt-*"))
+    assert len(backups) == 1 and backups[0].read_bytes().startswith(b"this is not sqlite")
+    store.add_attempt(attempt())
+    assert len(store.attempts()) == 1
+
+
+def test_a_locked_store_gives_a_clear_error(kata_home):
+    store = Store()
+    blocker = sqlite3.connect(kata_home / "progress.db")
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        store_path = store.path
+        slow = Store.__new__(Store)
+        slow.path, slow.notice = store_path, ""
+        with pytest.raises(StoreError, match="locked"):
+            slow.add_attempt(attempt())
+    finally:
+        blocker.rollback()
+        blocker.close()
+    assert Store().attempts() == []
+
+
+def test_a_killed_writer_leaves_earlier_records_intact(kata_home):
+    Store().add_attempt(attempt(level=2, at=1.0))
+    code = (
+        "import os, sqlite3\n"
+        f"db = sqlite3.connect({str(kata_home / 'progress.db')!r})\n"
+        "db.execute('BEGIN')\n"
+        "db.execute(\"INSERT INTO attempts (kata, impl, at, best_level, passed, total, levels) "
+        "VALUES ('auc_roc', 'stub', 2, 3, 1, 1, '{}')\")\n"
+        "os._exit(9)\n"
+    )
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 9
+    assert [a.best_level for a in Store().attempts()] == [2]
+
+
+def test_two_writers_at_once_lose_nothing(kata_home):
+    Store()
+    code = ("from harness.store import Attempt, Store\n"
+            "s = Store()\n"
+            "for i in range(25):\n"
+            "    s.add_attempt(Attempt('auc_roc', 'stub', float(i), 1, 1, 1, {}))\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(2)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    assert len(Store().attempts()) == 50
