@@ -7,6 +7,11 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
+try:  # imported here, outside any test's time limit: importing scikit-learn can take seconds
+    from sklearn import metrics as sklearn_metrics
+except ImportError:
+    sklearn_metrics = None
+
 
 def pairwise_auc(y, s, w=None) -> float:
     """P(s+ > s-) + 1/2 P(s+ = s-) over every weighted positive-negative pair."""
