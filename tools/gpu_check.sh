@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# One prepared run on a CUDA machine: every end-to-end and ToyLM test (their CUDA variants run
+# there), then the ToyLM benchmark on the GPU. Results go to $OUT (default docs/benchmarks/gpu).
+set -uo pipefail
+out=${OUT:-docs/benchmarks/gpu}
+mkdir -p "$out"
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
+{
+  date -u +"%Y-%m-%d %H:%M UTC"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+} | tee "$out/device.txt"
+timeout 240 python3 -m pytest tests/toylm tests/test_fakes.py tests/slot_refill_decoder \
+  tests/prefill_decode_scheduler tests/sync_batch_scheduler -q -rs -p no:cacheprovider 2>&1 \
+  | tee "$out/tests.log"
+timeout 120 python3 -m harness.toylm.bench --device cuda --out "$out/toylm-cuda.md" 2>&1 | tail -20
