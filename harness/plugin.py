@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from harness import catalog
 from harness.loader import ImplError, load_module
@@ -25,9 +25,11 @@ DEFAULT_TIMEOUT = 30.0
 AFTER_TIMEOUT = 3.0
 
 # Same file, same verdict: no randomness between runs and nothing written into the repository.
+# No "explain" phase: it re-runs a failing test for seconds to annotate lines no one is shown.
 settings.register_profile(
     "grading", derandomize=True, database=None, deadline=None, print_blob=False,
     suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.generate, Phase.shrink],
 )
 settings.load_profile("grading")
 
@@ -166,9 +168,17 @@ def pytest_runtest_teardown(item, nextitem):
         return (yield)
 
 
+def _timeout_in(exc: BaseException | None) -> KataTimeout | None:
+    """The KataTimeout behind an error: Hypothesis may wrap it while shrinking."""
+    while exc is not None and not isinstance(exc, KataTimeout):
+        exc = exc.__cause__ or exc.__context__
+    return exc
+
+
 def _verdict(excinfo) -> str:
-    if excinfo.errisinstance(KataTimeout):
-        return str(excinfo.value)
+    timeout = _timeout_in(excinfo.value)
+    if timeout is not None:
+        return str(timeout)
     if excinfo.errisinstance((AssertionError, pytest.fail.Exception)):
         return "wrong answer"
     if excinfo.errisinstance(NotImplementedError):
@@ -188,9 +198,10 @@ def pytest_runtest_makereport(item, call):
     elif report.failed:
         result.outcome = "failed"
         result.verdict = result.verdict or _verdict(call.excinfo)
-        if call.excinfo.errisinstance(KataTimeout):
+        timed_out = _timeout_in(call.excinfo.value) is not None
+        if timed_out:
             item.config.stash[hung_key].add(entry[0])
-        if call.excinfo.errisinstance(KataTimeout) and result.level == EXAMPLES:
+        if timed_out and result.level == EXAMPLES:
             report.longrepr = result.verdict
         if result.level != EXAMPLES and not item.config.getoption("reveal"):
             report.longrepr = f"{level_name(result.level)} · {result.title} — {result.verdict}" + (

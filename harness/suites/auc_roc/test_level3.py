@@ -61,6 +61,15 @@ def test_weighted_sklearn(impl, data):
                  sklearn_metrics.roc_auc_score(y, s, sample_weight=w))
 
 
+@grade("the caller's sample_weight must not be modified", "weights")
+def test_weights_untouched(impl):
+    y, s = [1, 0, 1, 0, 1], [0.9, 0.1, 0.4, 0.4, 0.2]
+    w = np.array([2.0, 1.0, 0.5, 3.0, 1.0])
+    for function in (impl.roc_auc_score, impl.roc_curve):
+        function(y, s, sample_weight=w)
+        assert np.array_equal(w, [2.0, 1.0, 0.5, 3.0, 1.0])
+
+
 Y, S = [0, 1, 1, 0], [0.1, 0.7, 0.4, 0.5]
 BAD_INPUT = [
     ("2-D labels", [[0], [1], [1], [0]], S, None),
