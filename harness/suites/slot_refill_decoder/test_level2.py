@@ -1,0 +1,271 @@
+"""Level 2: stop sequences, stop-rule order, callbacks that submit, bad input."""
+
+import pytest
+from hypothesis import given
+
+from harness.fakes import HashModel, Recorder, ScriptedModel
+
+from .helpers import (
+    TAG,
+    Budget,
+    Outcome,
+    Spec,
+    check_calls,
+    ideal_schedule,
+    make,
+    run_stateless,
+    solo,
+    workloads,
+)
+
+
+def grade(title, hint, timeout=None):
+    return pytest.mark.grade(level=2, title=title, hint=hint, timeout=timeout)
+
+
+def finish(impl, specs, plans, batch_size=1):
+    """Run scripted requests (request i has prompt (TAG + i, *extra)); return
+    {rid: (tokens, finish_reason)} of their single completions."""
+    model = ScriptedModel({s.prompt: plan for s, plan in zip(specs, plans, strict=True)})
+    eng = impl.DecodingEngine(Budget(model, 100), batch_size)
+    got = {}
+    for s in specs:
+        eng.submit(make(impl, s), lambda c, rid=s.rid: got.setdefault(rid, []).append(c))
+    eng.run()
+    assert all(len(v) == 1 for v in got.values()) and set(got) == {s.rid for s in specs}
+    return {rid: (list(v[0].tokens), v[0].finish_reason) for rid, v in got.items()}
+
+
+@grade("a stop sequence split across steps must end the request and be removed",
+       "stop_sequence", timeout=5)
+def test_stop_sequence_across_steps(impl):
+    specs = [Spec("A", (TAG,), 10, stop_sequence=(7, 8)),
+             Spec("B", (TAG + 1,), 10, stop_sequence=(4, 5, 6))]
+    got = finish(impl, specs, [[3, 7, 8, 4], [4, 5, 4, 5, 6, 9]], batch_size=2)
+    assert got == {"A": ([3], "stop"), "B": ([4, 5], "stop")}
+
+
+@grade("overlapping partial matches must not hide a stop sequence", "stop_sequence", timeout=5)
+def test_overlapping_matches(impl):
+    specs = [Spec("A", (TAG,), 10, stop_sequence=(1, 1, 2)),
+             Spec("B", (TAG + 1,), 10, stop_sequence=(1, 2, 1, 3)),
+             Spec("C", (TAG + 2,), 10, stop_sequence=(5, 5))]
+    got = finish(impl, specs, [[1, 1, 1, 2, 9], [1, 2, 1, 2, 1, 3, 9], [4, 5, 5, 9]], 3)
+    assert got == {"A": ([1], "stop"), "B": ([1, 2], "stop"), "C": ([4], "stop")}
+
+
+@grade("a stop sequence equal to the whole output must leave no tokens", "stop_sequence",
+       timeout=5)
+def test_whole_output_is_stop_sequence(impl):
+    got = finish(impl, [Spec("A", (TAG,), 5, stop_sequence=(5, 6))], [[5, 6, 1]])
+    assert got == {"A": ([], "stop")}
+
+
+@grade("prompt tokens must not count toward a stop sequence", "stop_sequence", timeout=5)
+def test_prompt_not_counted(impl):
+    specs = [Spec("A", (TAG, 7), 3, stop_sequence=(7, 8)),
+             Spec("B", (TAG + 1, 1, 2), 2, stop_sequence=(1, 2, 3))]
+    got = finish(impl, specs, [[8, 5, 6], [3, 4]], batch_size=2)
+    assert got == {"A": ([8, 5, 6], "length"), "B": ([3, 4], "length")}
+
+
+@grade("a partial stop-sequence match must not carry over to the slot's next request",
+       "stop_sequence", timeout=5)
+def test_partial_match_does_not_survive_refill(impl):
+    # One slot: A ends by length on a partial match [7]; B starts with 8 and must go on.
+    specs = [Spec("A", (TAG,), 2, stop_sequence=(7, 8)),
+             Spec("B", (TAG + 1,), 3, stop_sequence=(7, 8)),
+             Spec("C", (TAG + 2,), 3, stop_sequence=(9, 7, 8)),
+             Spec("D", (TAG + 3,), 2, stop_sequence=(9, 7, 8))]
+    got = finish(impl, specs, [[3, 7], [8, 6, 5], [1, 9, 7], [8, 2]])
+    assert got == {"A": ([3, 7], "length"), "B": ([8, 6, 5], "length"),
+                   "C": ([1, 9, 7], "length"), "D": ([8, 2], "length")}
+
+
+@grade("a stop token that also completes the stop sequence must win", "stop_rules", timeout=5)
+def test_stop_token_before_sequence(impl):
+    got = finish(impl, [Spec("A", (TAG,), 5, stop_token=2, stop_sequence=(1, 2))], [[1, 2, 3]])
+    assert got == {"A": ([1], "stop")}
+
+
+@grade("a stop sequence completed on the last allowed token must finish with stop",
+       "stop_rules", timeout=5)
+def test_stop_sequence_beats_length(impl):
+    got = finish(impl, [Spec("A", (TAG,), 3, stop_sequence=(5, 6))], [[1, 5, 6]])
+    assert got == {"A": ([1], "stop")}
+
+
+@grade("completions with stop sequences must equal solo decoding for any request mix",
+       "stop_sequence")
+@given(workloads())
+def test_random_mix_matches_solo(impl, work):
+    specs, batch_size, _ = work
+    outcome, recorder, solos = run_stateless(impl, *work)
+    outcome.check_solo(solos)
+    check_calls(recorder.calls, specs, solos, batch_size)
+
+
+@grade("model calls with every stop rule must equal ideal FIFO refill", "refill")
+@given(workloads())
+def test_random_mix_call_count(impl, work):
+    specs, batch_size, _ = work
+    outcome, recorder, solos = run_stateless(impl, *work)
+    calls, finish_steps = ideal_schedule([len(x.stream) for x in solos], batch_size)
+    assert recorder.num_calls == calls
+    assert [outcome.step_of[s.rid] for s in specs] == finish_steps
+
+
+@grade("requests submitted from a callback must be decoded too", "callbacks", timeout=5)
+def test_callback_submits(impl):
+    model = HashModel(vocab_size=20, seed=5)
+    specs = [Spec(i, (TAG + i, i), 1 + i % 4, stop_token=3) for i in range(8)]
+    want = {s.rid: solo(model, s) for s in specs}
+    eng = impl.DecodingEngine(Budget(model, 100), batch_size=2)
+    got = {}
+
+    def callback(c):
+        got.setdefault(c.request_id, []).append(c)
+        follow = c.request_id + 2  # 0 submits 2, 1 submits 3, ... chains up to 7
+        if follow < len(specs):
+            eng.submit(make(impl, specs[follow]), callback)
+
+    eng.submit(make(impl, specs[0]), callback)
+    eng.submit(make(impl, specs[1]), callback)
+    eng.run()
+    assert sorted(got) == list(range(8))
+    for rid, cs in got.items():
+        assert [(list(c.tokens), c.finish_reason) for c in cs] == [
+            (want[rid].tokens, want[rid].reason)]
+
+
+@grade("a callback must be able to resubmit its own request_id", "callbacks", timeout=5)
+def test_resubmit_own_id(impl):
+    model = ScriptedModel({(TAG,): [4, 4, 4], (TAG + 1,): [5, 5, 5]})
+    eng = impl.DecodingEngine(Budget(model, 50), batch_size=2)
+    got = []
+
+    def callback(c):
+        got.append((c.request_id, list(c.tokens)))
+        if len(got) == 1:
+            eng.submit(impl.Request("same", [TAG + 1], 3), callback)
+
+    eng.submit(impl.Request("same", [TAG], 2), callback)
+    eng.run()
+    assert got == [("same", [4, 4]), ("same", [5, 5, 5])]
+
+
+@grade("a zero-token request's callback must be able to submit", "callbacks", timeout=5)
+def test_zero_callback_submits(impl):
+    model = ScriptedModel({(TAG,): [4, 4]})
+    eng = impl.DecodingEngine(Budget(model, 50), batch_size=1)
+    got = []
+
+    def callback(c):
+        got.append((c.request_id, list(c.tokens), c.finish_reason))
+        if len(got) == 1:
+            eng.submit(impl.Request("Z", [TAG], 2), callback)  # same id, now with tokens
+
+    eng.submit(impl.Request("Z", [TAG + 1], 0), callback)
+    eng.run()
+    assert got == [("Z", [], "length"), ("Z", [4, 4], "length")]
+
+
+@grade("request ids of any hashable type must be kept apart", "bookkeeping", timeout=5)
+def test_hashable_ids(impl):
+    ids = [("a", 1), 7, "7", frozenset({1}), 7.5]
+    model = ScriptedModel({(TAG + i,): [i] * 3 for i in range(len(ids))})
+    eng = impl.DecodingEngine(Budget(model, 50), batch_size=2)
+    got = []
+    for i, rid in enumerate(ids):
+        eng.submit(impl.Request(rid, [TAG + i], 1 + i % 3), got.append)
+    eng.run()
+    assert sorted((repr(c.request_id), list(c.tokens)) for c in got) == sorted(
+        (repr(rid), [i] * (1 + i % 3)) for i, rid in enumerate(ids))
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+
+@grade("batch_size below 1 must raise ValueError", "errors", timeout=5)
+@pytest.mark.parametrize("batch_size", [0, -2])
+def test_bad_batch_size(impl, batch_size):
+    with pytest.raises(ValueError):
+        impl.DecodingEngine(HashModel(), batch_size)
+
+
+def bad_requests(impl):
+    return {
+        "negative max_tokens": impl.Request("x", [1], -1),
+        "empty prompt": impl.Request("x", [], 3),
+        "empty stop_sequence": impl.Request("x", [1], 3, stop_sequence=[]),
+    }
+
+
+@grade("an invalid request must be rejected with ValueError and not queued", "errors",
+       timeout=5)
+@pytest.mark.parametrize("case", ["negative max_tokens", "empty prompt", "empty stop_sequence"])
+def test_bad_request(impl, case):
+    eng = impl.DecodingEngine(HashModel(), 2)
+    with pytest.raises(ValueError):
+        eng.submit(bad_requests(impl)[case], lambda c: None)
+    assert eng.num_waiting == 0
+
+
+@grade("a request_id already waiting or active must be rejected with ValueError", "errors",
+       timeout=5)
+def test_duplicate_ids(impl):
+    eng = impl.DecodingEngine(Budget(HashModel(), 50), 1)
+    got = []
+    eng.submit(impl.Request("a", [1], 3), got.append)
+    eng.submit(impl.Request("b", [2], 3), got.append)
+    with pytest.raises(ValueError):
+        eng.submit(impl.Request("b", [3], 3), got.append)  # waiting
+    eng.step()  # "a" is active now, "b" still waiting
+    for rid in ("a", "b"):
+        with pytest.raises(ValueError):
+            eng.submit(impl.Request(rid, [3], 3), got.append)
+    assert (eng.num_active, eng.num_waiting) == (1, 1)
+    eng.run()
+    eng.submit(impl.Request("a", [4], 1), got.append)  # finished: the id is free again
+    eng.run()
+    assert [c.request_id for c in got] == ["a", "b", "a"]
+
+
+@grade("a rejected submit must neither queue its request nor hold its id", "errors", timeout=5)
+def test_rejected_submit_leaves_no_trace(impl):
+    eng = impl.DecodingEngine(Budget(HashModel(), 50), 1)
+    got = []
+    for bad in (impl.Request("x", [], 3), impl.Request("x", [1], -1),
+                impl.Request("x", [1], 3, stop_sequence=[])):
+        with pytest.raises(ValueError):
+            eng.submit(bad, got.append)
+    assert (eng.num_active, eng.num_waiting) == (0, 0)
+    eng.submit(impl.Request("x", [1], 2), got.append)  # the id was never taken
+    eng.run()
+    assert [(c.request_id, len(c.tokens)) for c in got] == [("x", 2)]
+
+
+@grade("a model returning the wrong number of tokens must raise RuntimeError with both counts",
+       "errors", timeout=5)
+@pytest.mark.parametrize("extra", [-1, 2])
+def test_wrong_token_count(impl, extra):
+    def model_next(prefixes):
+        return [1] * (len(prefixes) + extra)
+
+    eng = impl.DecodingEngine(model_next, 3)
+    for i in range(3):
+        eng.submit(impl.Request(i, [TAG + i], 5), lambda c: None)
+    with pytest.raises(RuntimeError) as info:
+        eng.step()
+    assert "3" in str(info.value) and str(3 + extra) in str(info.value)
+
+
+@grade("a model returning its tokens as a tuple must be accepted", "bookkeeping", timeout=5)
+def test_tuple_tokens(impl):
+    model = HashModel(vocab_size=30, seed=9)
+    specs = [Spec(i, (TAG + i,), 4) for i in range(3)]
+    recorder = Recorder(lambda p: tuple(model(p)))
+    outcome = Outcome(impl.DecodingEngine(recorder, 2), specs, impl)
+    outcome.run(max_steps=20)
+    outcome.check_solo([solo(model, s) for s in specs])
+    assert recorder.num_calls == ideal_schedule([4, 4, 4], 2)[0]
