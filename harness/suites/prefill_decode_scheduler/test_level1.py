@@ -1,0 +1,236 @@
+"""Level 1: the WAITING -> PREFILL -> DECODE -> FINISHED state machine under a token budget."""
+
+import pytest
+
+from .machine import configs, run_machine
+from .scenario import EMPTY, P, make, run
+
+
+def grade(title, hint, **kw):
+    return pytest.mark.grade(level=1, title=title, hint=hint, **kw)
+
+
+# ---- exact scenarios, one rule each ----------------------------------------------------------
+
+
+@grade("a step must charge its decodes to the budget before admitting new prompts", hint="budget")
+def test_decodes_charged_before_admission(impl):
+    sched = make(impl, 4, [("a", 4, 2), ("b", 4, 1)])
+    assert run(sched, 5) == [
+        P({"a": 4}),
+        P(decode=["a"]),  # 3 tokens left after a's decode: b's 4 do not fit
+        P(decode=["a"], finished=["a"]),
+        P({"b": 4}),
+        P(decode=["b"], finished=["b"]),
+    ]
+
+
+@grade("a prompt must be admitted only if it fits in what is left of the budget", hint="capacity")
+def test_capacity_checked_before_adding(impl):
+    sched = make(impl, 4, [("a", 3, 1), ("b", 2, 1)])
+    assert run(sched, 3) == [
+        P({"a": 3}),
+        P({"b": 2}, decode=["a"], finished=["a"]),
+        P(decode=["b"], finished=["b"]),
+    ]
+
+
+@grade("requests that fit must not be admitted ahead of an earlier one that does not", hint="fcfs")
+def test_no_skipping_ahead_of_a_blocked_head(impl):
+    sched = make(impl, 4, [("x", 2, 3), ("big", 3, 1), ("small", 1, 1)])
+    assert run(sched, 1) == [P({"x": 2})]
+    assert sched.state("small") == impl.State.WAITING
+    assert run(sched, 3) == [
+        P({"big": 3}, decode=["x"]),
+        P({"small": 1}, decode=["x", "big"], finished=["big"]),
+        P(decode=["x", "small"], finished=["x", "small"]),
+    ]
+
+
+@grade("running requests must never exceed max_running", hint="capacity")
+def test_max_running(impl):
+    sched = make(impl, 10, [(0, 1, 2), (1, 1, 2), (2, 1, 2)], max_running=2)
+    assert run(sched, 6) == [
+        P({0: 1, 1: 1}),
+        P(decode=[0, 1]),
+        P(decode=[0, 1], finished=[0, 1]),  # finishing requests still hold their slots
+        P({2: 1}),
+        P(decode=[2]),
+        P(decode=[2], finished=[2]),
+    ]
+
+
+@grade("prefill must generate nothing: the first token comes in the next step", hint="lifecycle")
+def test_first_token_in_the_step_after_prefill(impl):
+    sched = make(impl, 8, [("a", 3, 1)])
+    assert run(sched, 1) == [P({"a": 3})]
+    assert sched.state("a") == impl.State.DECODE
+    assert sched.has_unfinished()
+    assert run(sched, 1) == [P(decode=["a"], finished=["a"])]
+    assert sched.state("a") == impl.State.FINISHED
+    assert not sched.has_unfinished()
+
+
+@grade("a request must finish in the step of its last token and never be scheduled again",
+       hint="lifecycle")
+def test_finish_and_never_again(impl):
+    sched = make(impl, 8, [("a", 2, 3)])
+    assert run(sched, 6) == [
+        P({"a": 2}),
+        P(decode=["a"]),
+        P(decode=["a"]),
+        P(decode=["a"], finished=["a"]),
+        EMPTY,
+        EMPTY,
+    ]
+    assert sched.state("a") == impl.State.FINISHED
+
+
+@grade("a request finishing in a step must keep its running slot for that whole step",
+       hint="lifecycle")
+def test_finishing_request_holds_its_slot(impl):
+    sched = make(impl, 10, [("a", 2, 1), ("b", 2, 1)], max_running=1)
+    assert run(sched, 2) == [P({"a": 2}), P(decode=["a"], finished=["a"])]
+    assert sched.state("b") == impl.State.WAITING
+
+
+@grade("a finished request's slot must be free from the next step on", hint="lifecycle")
+def test_finished_slot_is_free_next_step(impl):
+    sched = make(impl, 10, [("a", 2, 1), ("b", 2, 1)], max_running=1)
+    run(sched, 2)
+    assert run(sched, 2) == [P({"b": 2}), P(decode=["b"], finished=["b"])]
+
+
+@grade("state() must report WAITING, DECODE and FINISHED as the request moves", hint="lifecycle")
+def test_states(impl):
+    S = impl.State
+    sched = make(impl, 3, [("a", 3, 2), ("b", 1, 1)])
+    seen = [(sched.state("a"), sched.state("b"))]
+    while sched.has_unfinished():
+        sched.step()
+        seen.append((sched.state("a"), sched.state("b")))
+    assert seen == [
+        (S.WAITING, S.WAITING),
+        (S.DECODE, S.WAITING),
+        (S.DECODE, S.DECODE),
+        (S.FINISHED, S.FINISHED),
+    ]
+    assert {s.value for s in S} == {"waiting", "prefill", "decode", "finished"}
+
+
+@grade("state() of an unknown id must raise KeyError", hint="lifecycle")
+def test_unknown_id(impl):
+    sched = make(impl, 4, [("a", 1, 1)])
+    with pytest.raises(KeyError):
+        sched.state("nope")
+
+
+@grade("an idle scheduler must step to an empty plan", hint="lifecycle")
+def test_idle(impl):
+    sched = impl.Scheduler(4)
+    assert not sched.has_unfinished()
+    assert sched.free_blocks is None
+    plan = sched.step()
+    assert (dict(plan.prefill), list(plan.decode), list(plan.finished), list(plan.preempted)) \
+        == ({}, [], [], [])
+    assert plan.num_tokens == 0
+
+
+@grade("StepPlan.num_tokens must count prefill tokens plus one per decode", hint="budget")
+def test_step_plan(impl):
+    plan = impl.StepPlan(prefill={"a": 3, "b": 2}, decode=["c", "d"], finished=["d"])
+    assert plan.num_tokens == 7
+    assert list(plan.preempted) == []
+    with pytest.raises(AttributeError):  # frozen
+        plan.decode = []
+
+
+# ---- bad input ---------------------------------------------------------------------------------
+
+BAD_SCHEDULERS = [
+    ("token_budget 0", (0,), {}),
+    ("token_budget -3", (-3,), {}),
+    ("max_running 0", (4,), {"max_running": 0}),
+    ("max_running above token_budget", (4,), {"max_running": 5}),
+]
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [pytest.param(a, k, id=what, marks=grade(f"Scheduler with {what} must raise ValueError",
+                                              hint="errors"))
+     for what, a, k in BAD_SCHEDULERS])
+def test_bad_scheduler(impl, args, kwargs):
+    with pytest.raises(ValueError) as info:
+        impl.Scheduler(*args, **kwargs)
+    assert str(info.value), "the ValueError must say what is wrong"
+
+
+BAD_REQUESTS = [
+    ("prompt_len 0", 0, 1),
+    ("max_new_tokens 0", 2, 0),
+    ("a prompt longer than the budget without chunked prefill", 9, 1),
+]
+
+
+@pytest.mark.parametrize(
+    "prompt_len, max_new_tokens",
+    [pytest.param(p, m, id=what, marks=grade(f"add_request with {what} must raise ValueError",
+                                              hint="errors"))
+     for what, p, m in BAD_REQUESTS])
+def test_bad_request(impl, prompt_len, max_new_tokens):
+    sched = impl.Scheduler(8)
+    with pytest.raises(ValueError) as info:
+        sched.add_request("r", prompt_len, max_new_tokens)
+    assert str(info.value), "the ValueError must say what is wrong"
+
+
+@grade("a reused request id must raise ValueError, even a finished request's", hint="errors")
+def test_reused_id(impl):
+    sched = make(impl, 8, [("a", 2, 1)])
+    with pytest.raises(ValueError):
+        sched.add_request("a", 1, 1)
+    run(sched, 2)
+    assert sched.state("a") == impl.State.FINISHED
+    with pytest.raises(ValueError):
+        sched.add_request("a", 1, 1)
+
+
+@grade("the limits themselves must be accepted: max_running = token_budget, prompt = budget",
+       hint="errors")
+def test_limits_accepted(impl):
+    sched = make(impl, 4, [("a", 4, 1)], max_running=4)
+    assert run(sched, 2) == [P({"a": 4}), P(decode=["a"], finished=["a"])]
+
+
+# ---- random add/step sequences -----------------------------------------------------------------
+
+LEVEL1 = configs(chunked=False, blocks=False)
+
+
+@grade("random runs: a step must stay within token_budget and max_running", hint="budget",
+       timeout=20)
+def test_random_budget(impl):
+    run_machine(impl, LEVEL1, {"budget"})
+
+
+@grade("random runs: no decode before prefill, none after finishing, tokens counted right",
+       hint="lifecycle", timeout=20)
+def test_random_transitions(impl):
+    run_machine(impl, LEVEL1, {"transitions"})
+
+
+@grade("random runs: requests must be admitted first-come-first-served", hint="fcfs", timeout=20)
+def test_random_fcfs(impl):
+    run_machine(impl, LEVEL1, {"fcfs"})
+
+
+@grade("random runs: every request must finish with exactly max_new_tokens tokens, in time",
+       hint="lifecycle", timeout=20)
+def test_random_liveness(impl):
+    run_machine(impl, LEVEL1, {"liveness"})
+
+
+@grade("random runs: every plan must be the one the rules determine", hint="budget", timeout=20)
+def test_random_exact(impl):
+    run_machine(impl, LEVEL1, {"oracle"}, max_examples=40)
