@@ -1,0 +1,1 @@
+"""Hidden suite of the rolling_feature_leakage kata."""

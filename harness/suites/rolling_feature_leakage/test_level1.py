@@ -1,0 +1,233 @@
+"""Level 1: count windows over strictly earlier rows of the same entity."""
+
+import math
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .oracle import (
+    START,
+    STATS,
+    assert_frames_close,
+    clean_values,
+    count_windows,
+    expected,
+    features,
+    first_call,
+    frames,
+    later_rows_changed,
+    tie_free_frames,
+    with_pandas,
+)
+
+
+def grade(title, hint, **kw):
+    return pytest.mark.grade(level=1, title=title, hint=hint, **kw)
+
+
+@st.composite
+def count_cases(draw, nan=True):
+    df = draw(frames(nan=nan))
+    window = draw(count_windows)
+    return df, window, draw(st.integers(1, window))
+
+
+def day(k):
+    return START + pd.Timedelta(days=k)
+
+
+def frame(rows, index=None):
+    """rows of (entity, day number, amount)."""
+    ents, days, amounts = zip(*rows, strict=True) if rows else ((), (), ())
+    return pd.DataFrame({"entity": list(ents), "time": [day(k) for k in days],
+                         "amount": [float(a) for a in amounts]}, index=index)
+
+
+def column(out, stat, window):
+    return out[f"amount_{stat}_{window}"].tolist()
+
+
+def same(a, b):
+    return len(a) == len(b) and all(
+        (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
+        for x, y in zip(a, b, strict=True))
+
+
+nan = math.nan
+
+
+@grade("a row must never see its own value", "leakage", timeout=5)
+def test_never_sees_itself(impl):
+    df = frame([("a", 0, 1), ("a", 1, 2), ("a", 2, 3), ("a", 3, 10)])
+    out = features(impl, df, 2)
+    assert same(column(out, "mean", 2), [nan, 1.0, 1.5, 2.5])
+    assert same(column(out, "max", 2), [nan, 1.0, 2.0, 3.0])
+
+
+@grade("rows with the same timestamp must not see each other", "ties", timeout=5)
+def test_same_timestamp_rows_do_not_see_each_other(impl):
+    df = frame([("a", 0, 1), ("a", 1, 5), ("a", 1, 7), ("a", 1, 9), ("a", 2, 100)])
+    out = features(impl, df, 3)
+    assert same(column(out, "mean", 3), [nan, 1.0, 1.0, 1.0, 7.0])
+    assert same(column(out, "min", 3), [nan, 1.0, 1.0, 1.0, 5.0])
+
+
+@grade("among equal timestamps the row later in df must count as later", "ties", timeout=5)
+def test_tie_break_by_position(impl):
+    df = frame([("a", 0, 4), ("a", 0, 8), ("a", 1, 0)])
+    assert column(features(impl, df, 1), "mean", 1)[2] == 8.0
+    swapped = frame([("a", 0, 8), ("a", 0, 4), ("a", 1, 0)])
+    assert column(features(impl, swapped, 1), "mean", 1)[2] == 4.0
+    # The tie-break uses the position in df, not the index label or the value.
+    labelled = frame([("a", 0, 8), ("a", 0, 4), ("a", 1, 0)], index=[9, 0, 5])
+    assert column(features(impl, labelled, 1), "mean", 1)[2] == 4.0
+
+
+@grade("each entity must only see its own rows", "entity", timeout=5)
+def test_entities_are_separate(impl):
+    df = frame([("a", 0, 1), ("b", 1, 50), ("a", 2, 3), ("b", 3, 70), ("a", 4, 0)])
+    out = features(impl, df, 5)
+    assert same(column(out, "mean", 5), [nan, nan, 1.0, 50.0, 2.0])
+
+
+@grade("the result must keep df's index and row order, whatever order the rows come in",
+       "output", timeout=5)
+def test_unsorted_rows_keep_their_order(impl):
+    df = frame([("b", 3, 70), ("a", 2, 3), ("a", 4, 0), ("b", 1, 50), ("a", 0, 1)],
+               index=["e", "c", "d", "b", "a"])
+    out = features(impl, df, 5)
+    assert list(out.index) == ["e", "c", "d", "b", "a"]
+    assert same(column(out, "mean", 5), [50.0, 1.0, 2.0, nan, nan])
+
+
+@grade("missing values must be skipped and must not count toward min_periods", "missing",
+       timeout=5)
+def test_missing_values_skipped(impl):
+    df = frame([("a", 0, 2), ("a", 1, nan), ("a", 2, 6), ("a", 3, nan), ("a", 4, 0)])
+    out = features(impl, df, 2, min_periods=2)
+    # Row 4's window holds days 2 and 3: only one usable value, fewer than min_periods.
+    assert same(column(out, "mean", 2), [nan, nan, nan, nan, nan])
+    out = features(impl, df, 3, min_periods=2)
+    assert same(column(out, "mean", 3), [nan, nan, nan, 4.0, nan])
+    assert same(column(out, "max", 3), [nan, nan, nan, 6.0, nan])
+    out = features(impl, df, 2, min_periods=1)
+    # "The last 2 rows" count the missing ones: row 2 sees days 0 and 1, only day 0 is usable.
+    assert same(column(out, "mean", 2), [nan, 2.0, 2.0, 6.0, 6.0])
+
+
+@grade("fewer usable rows than min_periods must give NaN", "missing", timeout=5)
+def test_min_periods(impl):
+    df = frame([("a", k, v) for k, v in enumerate([1, 2, 3, 4])])
+    out = features(impl, df, 3, min_periods=2)
+    assert same(column(out, "mean", 3), [nan, nan, 1.5, 2.0])
+    assert same(column(out, "min", 3), [nan, nan, 1.0, 1.0])
+
+
+@grade("std must be the sample standard deviation (ddof = 1)", "stats", timeout=5)
+def test_sample_std(impl):
+    df = frame([("a", k, v) for k, v in enumerate([2, 4, 4, 4, 5, 5, 7, 9, 0])])
+    out = features(impl, df, 8)
+    assert math.isclose(column(out, "std", 8)[8], math.sqrt(32 / 7), rel_tol=1e-9)
+    assert math.isnan(column(out, "std", 8)[1]), "the std of a single value must be NaN"
+    assert same(column(out, "min", 8)[1:3], [2.0, 2.0])
+
+
+@grade("columns must be named value_stat_window, in the order of stats", "output", timeout=5)
+def test_column_names(impl):
+    df = frame([("a", 0, 1), ("a", 1, 2)])
+    out = features(impl, df, 3, stats=("max", "mean"))
+    assert list(out.columns) == ["amount_max_3", "amount_mean_3"]
+    out = features(impl, df, 2)
+    assert list(out.columns) == [f"amount_{s}_2" for s in STATS]
+
+
+@grade("df must not be modified", "inputs", timeout=5)
+def test_df_untouched(impl):
+    df = frame([("b", 3, 70), ("a", 2, 3), ("a", 2, nan), ("b", 1, 50)], index=[3, 1, 2, 0])
+    copy = df.copy()
+    features(impl, df, 2)
+    pd.testing.assert_frame_equal(df, copy)
+
+
+@grade("a count window must work with a numeric time column and any column names", "inputs",
+       timeout=5)
+def test_numeric_time_and_other_names(impl):
+    df = pd.DataFrame({"user": [7, 7, 8, 7], "step": [30, 10, 5, 20], "x": [1, 2, 3, 4]})
+    out = impl.rolling_features(df, entity="user", time="step", value="x", window=1,
+                                stats=("mean",))
+    assert list(out.columns) == ["x_mean_1"]
+    assert same(out["x_mean_1"].tolist(), [4.0, nan, nan, 2.0])
+
+
+@grade("missing values of a nullable integer column must be skipped", "missing", timeout=5)
+def test_nullable_values(impl):
+    df = frame([("a", k, 0) for k in range(4)])
+    df["amount"] = pd.array([1, None, 3, 5], dtype="Int64")
+    out = features(impl, df, 2)
+    assert same(column(out, "mean", 2), [nan, 1.0, 1.0, 3.0])
+
+
+@grade("each row's stats must come from the last w strictly earlier rows of its entity",
+       "window", timeout=60)
+def test_matches_definition(impl):
+    first_call(impl)
+
+    @settings(max_examples=60)
+    @given(count_cases())
+    def check(case):
+        df, window, min_periods = case
+        assert_frames_close(features(impl, df, window, min_periods=min_periods),
+                            expected(df, window, min_periods=min_periods))
+    check()
+
+
+@grade("a row's features must equal those computed from only the rows up to its time",
+       "leakage", timeout=60)
+def test_point_in_time(impl):
+    first_call(impl)
+
+    @settings(max_examples=25)
+    @given(count_cases())
+    def check(case):
+        df, window, min_periods = case
+        full = features(impl, df, window, min_periods=min_periods)
+        for t in df["time"].unique():
+            now = df.index[df["time"] == t]
+            past = features(impl, df[df["time"] <= t], window, min_periods=min_periods)
+            assert_frames_close(past.loc[now], full.loc[now])
+    check()
+
+
+@grade("changing or deleting later rows must not change earlier features", "leakage",
+       timeout=60)
+def test_later_rows_do_not_matter(impl):
+    first_call(impl)
+
+    @settings(max_examples=40)
+    @given(count_cases(), st.data())
+    def check(case, data):
+        df, window, min_periods = case
+        cut = data.draw(st.sampled_from(sorted(df["time"].unique())))
+        new = data.draw(st.lists(clean_values, min_size=len(df), max_size=len(df)))
+        keep = data.draw(st.lists(st.booleans(), min_size=1, max_size=len(df)))
+        changed = later_rows_changed(df, cut, new, keep)
+        now = df.index[df["time"] <= cut]
+        assert_frames_close(features(impl, changed, window, min_periods=min_periods).loc[now],
+                            features(impl, df, window, min_periods=min_periods).loc[now])
+    check()
+
+
+@grade("results must match pandas' groupby().rolling(closed='left') on sorted, tie-free data",
+       "window", timeout=60)
+def test_matches_pandas(impl):
+    first_call(impl)
+
+    @settings(max_examples=20)
+    @given(tie_free_frames(pd.Timedelta(days=1)), count_windows, st.data())
+    def check(df, window, data):
+        min_periods = data.draw(st.integers(1, window))
+        assert_frames_close(features(impl, df, window, min_periods=min_periods),
+                            with_pandas(df, window, min_periods))
+    check()
