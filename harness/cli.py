@@ -15,12 +15,15 @@ from rich.table import Column, Table
 
 from harness import catalog, grading
 from harness.loader import ImplError, load_module
+from harness.mock import progress as mock_progress
+from harness.mock.commands import mock
 from harness.results import KataRun, scorecard_lines
 from harness.store import Attempt, Store, StoreError, home
 
 app = typer.Typer(help="Practice katas for ML and inference coding rounds.", no_args_is_help=True,
                   add_completion=False)
 console = Console()
+app.add_typer(mock, name="mock")
 
 KataArg = typer.Argument(..., help="the kata's name, as `kata list` shows it")
 ImplOpt = typer.Option("stub", "--impl", help="stub (your file), solution, or a PATH")
@@ -175,3 +178,9 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
     console.print(shown)
     if out:
         table.save(out / f"{kata.name}.md", f"{kata.title('en')}: benchmark")
+
+
+@app.command()
+def progress(lang: str = LangOpt) -> None:
+    """Your history: a table per kata and a chart of your scores over time."""
+    mock_progress.report(console, _store(), _lang(lang))

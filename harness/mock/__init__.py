@@ -1,0 +1,1 @@
+"""`kata mock`: a timed mock interview on one kata, with levels that unlock in order."""

@@ -1,0 +1,323 @@
+"""`kata mock ...`: the commands of a mock interview. The state lives in the progress store, so any
+command can be interrupted (Ctrl-C, a closed terminal) and the next one picks the session up."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+from typer.core import TyperGroup
+
+from harness import catalog, grading
+from harness.mock import interview, watch
+from harness.mock.screens import Screen
+from harness.mock.session import Reason, Session, SessionError, Sessions
+from harness.mock.text import clock, say
+from harness.store import Store, StoreError
+
+console = Console()
+
+
+class MockGroup(TyperGroup):
+    """`kata mock [KATA] [OPTIONS]` means `kata mock start [KATA] [OPTIONS]`.
+
+    A group cannot take an optional positional argument next to its subcommands (click would read
+    `submit` as a kata name), so anything that is not a subcommand is handed to `start`.
+    """
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return ["[KATA] [--minutes N] [--lang en|zh-TW] | COMMAND [ARGS]..."]
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names):
+            args = ["start", *args]
+        return super().parse_args(ctx, args)
+
+
+mock = typer.Typer(
+    cls=MockGroup, add_completion=False,
+    help="A timed mock interview: levels unlock in order, the interviewer answers clarifying "
+         "questions, hints are counted, and a scorecard with follow-up questions ends it.\n\n"
+         "`kata mock [KATA] [--minutes N] [--lang en|zh-TW]` starts a session (on a kata you "
+         "have not passed yet when KATA is left out) or shows the open one; it is short for "
+         "`kata mock start`.")
+
+LangOpt = typer.Option(None, "--lang", help="en or zh-TW (default: the session's language)")
+
+
+def _lang(lang: str | None) -> str | None:
+    if lang is not None and lang not in catalog.LANGS:
+        raise typer.BadParameter(f"--lang must be one of {', '.join(catalog.LANGS)}, got {lang!r}")
+    return lang
+
+
+@contextmanager
+def _guard(lang: str):
+    """Clear messages instead of tracebacks for a busy store and for Ctrl-C."""
+    try:
+        yield
+    except StoreError as exc:
+        console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from exc
+    except KeyboardInterrupt as exc:
+        Screen(console, lang).say("interrupted", "yellow")
+        raise typer.Exit(130) from exc
+
+
+def _sessions() -> Sessions:
+    store = Store()
+    if store.notice:
+        console.print(store.notice, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    return Sessions(store)
+
+
+def _open(lang: str | None, need_kata: bool = True):
+    """The open session, its kata and a screen; ends the session first when its time is up."""
+    sessions = _sessions()
+    session = sessions.current()
+    if session is None:
+        Screen(console, lang or "en").say("no_session", "yellow")
+        raise typer.Exit(1)
+    screen = Screen(console, lang or session.lang)
+    kata = interview.kata_of(session)
+    if interview.expire(sessions, session):
+        screen.end(session, kata)
+        raise typer.Exit(0)
+    if kata is None and need_kata:
+        screen.say("kata_gone", "red", kata=session.kata)
+        raise typer.Exit(2)
+    return sessions, session, kata, screen
+
+
+@mock.command()
+def start(name: str = typer.Argument(None, metavar="KATA",
+                                     help="the kata (default: one you have not passed yet)"),
+          minutes: float = typer.Option(None, "--minutes", help="the clock (default: the kata's)"),
+          lang: str = typer.Option(None, "--lang", help="en or zh-TW (default: en)"),
+          file: Path = typer.Option(None, "--file",
+                                    help="grade this file instead of katas/KATA/<module>.py")
+          ) -> None:
+    """Start a session, or show the open one."""
+    lang = _lang(lang)
+    if minutes is not None and minutes <= 0:
+        raise typer.BadParameter(f"--minutes must be positive, got {minutes:g}")
+    if file is not None and not file.is_file():
+        raise typer.BadParameter(f"--file is not a file: {file}")
+    with _guard(lang or "en"):
+        sessions = _sessions()
+        current = sessions.current()
+        if current is not None:
+            screen, kata = Screen(console, lang or current.lang), interview.kata_of(current)
+            if interview.expire(sessions, current):
+                screen.end(current, kata)
+                return
+            if kata is None:
+                screen.say("kata_gone", "red", kata=current.kata)
+                raise typer.Exit(2)
+            if name not in (None, current.kata):
+                screen.say("other_open", "red", kata=current.kata)
+                raise typer.Exit(1)
+            screen.session(current, kata, resumed=True)
+            return
+        lang = lang or "en"
+        screen = Screen(console, lang)
+        kata = _pick(name, sessions, screen)
+        try:
+            session = interview.start(sessions, kata, lang, minutes, file)
+        except SessionError as exc:  # another `kata mock` started one a moment ago
+            screen.say("other_open", "red", kata=exc.args[0])
+            raise typer.Exit(1) from exc
+        screen.session(session, kata)
+
+
+def _pick(name: str | None, sessions: Sessions, screen: Screen) -> catalog.Kata:
+    if name is None:
+        kata = interview.choose(sessions.store, sessions)
+        if kata is None:
+            screen.say("all_passed", "yellow")
+            raise typer.Exit(1)
+        return kata
+    try:
+        kata = catalog.get(name)
+    except KeyError as exc:
+        raise typer.BadParameter(exc.args[0]) from exc
+    problems = interview.usable(kata)
+    if problems:
+        screen.say("bad_kata", "red", kata=name, problems="; ".join(problems[:3]))
+        raise typer.Exit(2)
+    return kata
+
+
+@mock.command()
+def status(lang: str = LangOpt) -> None:
+    """The current level's prompt and the clock."""
+    lang = _lang(lang)
+    with _guard(lang or "en"):
+        _, session, kata, screen = _open(lang)
+        screen.session(session, kata)
+
+
+@mock.command()
+def questions(lang: str = LangOpt) -> None:
+    """The clarifying questions the interviewer can answer (answers only for those you asked)."""
+    lang = _lang(lang)
+    with _guard(lang or "en"):
+        _, session, kata, screen = _open(lang)
+        screen.questions(session, kata)
+
+
+@mock.command()
+def ask(question: str = typer.Argument(..., help="your question, in your own words"),
+        lang: str = LangOpt) -> None:
+    """Ask the interviewer a clarifying question; asking counts in your score."""
+    lang = _lang(lang)
+    with _guard(lang or "en"):
+        sessions, session, kata, screen = _open(lang)
+        index, before = interview.ask(sessions, session, kata, question)
+        screen.answer(kata, index, before)
+        if index < 0:
+            raise typer.Exit(1)
+
+
+@mock.command()
+def submit(hint: bool = typer.Option(False, "--hint", help="also show the next hint (counted)"),
+           lang: str = LangOpt) -> None:
+    """Grade your file; a level that passes in full unlocks the next one."""
+    lang = _lang(lang)
+    with _guard(lang or "en"):
+        sessions, session, kata, screen = _open(lang)
+        passed = _submit(sessions, session, kata, screen)
+        if hint and session.is_open and not passed:
+            screen.hints(session, kata, interview.hint(sessions, session, kata))
+        raise typer.Exit(0 if passed else 1)
+
+
+def _submit(sessions: Sessions, session: Session, kata: catalog.Kata, screen: Screen) -> bool:
+    """Grade, show the verdict, and the scorecard when the session ends with it."""
+    screen.say("grading", file=session.file)
+    try:
+        verdict = interview.submit(sessions, session, kata)
+    except FileNotFoundError as exc:
+        screen.say("file_gone", "red", file=session.file)
+        raise typer.Exit(2) from exc
+    except grading.GradingError as exc:
+        console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from exc
+    screen.verdict(session, kata, verdict)
+    interview.expire(sessions, session)
+    if not session.is_open:
+        screen.end(session, kata)
+    return verdict.passed
+
+
+@mock.command()
+def hint(lang: str = LangOpt) -> None:
+    """The next hint for a failing hidden test: a nudge first, then a pointer. Counted."""
+    lang = _lang(lang)
+    with _guard(lang or "en"):
+        sessions, session, kata, screen = _open(lang)
+        screen.hints(session, kata, interview.hint(sessions, session, kata))
+
+
+@mock.command("watch")
+def watch_file(lang: str = LangOpt,
+               interval: float = typer.Option(watch.INTERVAL, hidden=True)) -> None:
+    """Grade your file on every save, with the countdown on screen. Ctrl-C stops watching."""
+    lang = _lang(lang)
+    with _guard(lang or "en"):
+        sessions, session, kata, screen = _open(lang)
+        file = Path(session.file)
+        screen.say("watching", file=file)
+        countdown = Countdown(screen, session)
+
+        def on_save() -> bool:
+            with countdown.paused():
+                try:
+                    _submit(sessions, session, kata, screen)
+                except typer.Exit:  # the file vanished mid-save: wait for it to come back
+                    pass
+            return session.is_open
+
+        def on_tick() -> bool:
+            if interview.expire(sessions, session):
+                with countdown.paused():
+                    screen.end(session, kata)
+                return False
+            countdown.show()
+            return True
+
+        try:
+            with countdown:
+                watch.watch(file, on_save, on_tick, interval)
+        except KeyboardInterrupt:
+            screen.say("watch_stopped", "yellow")
+
+
+class Countdown:
+    """The clock line: redrawn in place on a terminal, printed once a minute anywhere else."""
+
+    def __init__(self, screen: Screen, session: Session) -> None:
+        self.screen, self.session = screen, session
+        self.live = Live(console=console, auto_refresh=False, transient=True) \
+            if console.is_terminal else None
+        self.printed: int | None = None  # the minute last printed, when not a terminal
+
+    def line(self) -> str:
+        left = self.session.left(interview.now())
+        return say("watch_line", self.screen.lang, n=min(self.session.level, self.session.levels),
+                   left=clock(left), file=Path(self.session.file).name)
+
+    def show(self) -> None:
+        if self.live:
+            self.live.update(Text(self.line()), refresh=True)
+            return
+        minute = int(self.session.left(interview.now()) // 60)
+        if minute != self.printed:
+            self.printed = minute
+            console.print(self.line(), markup=False, highlight=False, soft_wrap=True)
+
+    @contextmanager
+    def paused(self):
+        if self.live:
+            self.live.stop()
+        try:
+            yield
+        finally:
+            if self.live and self.session.is_open:
+                self.live.start()
+
+    def __enter__(self) -> Countdown:
+        if self.live:
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.live:
+            self.live.stop()
+
+
+@mock.command()
+def scorecard(lang: str = LangOpt) -> None:
+    """The scorecard and follow-up questions of your last finished session, again."""
+    lang = _lang(lang)
+    with _guard(lang or "en"):
+        session = _sessions().last_finished()
+        if session is None:
+            Screen(console, lang or "en").say("no_finished", "yellow")
+            raise typer.Exit(1)
+        Screen(console, lang or session.lang).end(session, interview.kata_of(session))
+
+
+@mock.command()
+def end(lang: str = LangOpt) -> None:
+    """End the session now: the scorecard, then the follow-up questions and the self-check."""
+    lang = _lang(lang)
+    with _guard(lang or "en"):
+        sessions, session, kata, screen = _open(lang, need_kata=False)
+        sessions.finish(session, Reason.ENDED, interview.now())
+        screen.end(session, kata)

@@ -1,0 +1,162 @@
+"""The interviewer: start a session, grade a submit, unlock levels in order, hand out hints.
+
+A submit judges the level being worked on together with every level below it; when they all pass,
+that level is recorded with the time and the next prompt unlocks. Levels unlock one per submit, as
+in a real assessment, even when the file already passes more. Nothing here writes to the learner's
+file.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness import catalog, grading, metadata
+from harness.mock.ask import match
+from harness.mock.session import Kind, Reason, Session, Sessions
+from harness.results import EXAMPLES, KataRun, TestResult
+from harness.store import Store
+
+now = time.time  # the clock; tests replace it
+
+
+@dataclass
+class Verdict:
+    """What one submit found, as the learner may see it."""
+    level: int  # the level judged
+    passed: bool  # it passed, with every level below
+    counts: tuple[int, int]  # hidden tests of that level: (passed, total)
+    failures: list[TestResult] = field(default_factory=list)  # hidden, levels <= `level`
+    import_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Hint:
+    title: str  # the failing hidden test it is for
+    category: str
+    step: int  # 0 = nudge, 1 = pointer
+    counted: bool  # False when shown again after every hint was spent
+
+
+def kata_of(session: Session) -> catalog.Kata | None:
+    """The session's kata, or None when its folder was deleted or renamed."""
+    try:
+        return catalog.get(session.kata)
+    except KeyError:
+        return None
+
+
+def usable(kata: catalog.Kata) -> list[str]:
+    """Why a kata cannot be interviewed on (empty when it can)."""
+    try:
+        return metadata.problems(kata.meta)
+    except (OSError, ValueError) as exc:  # a kata.toml being written, or broken
+        return [str(exc)]
+
+
+def choose(store: Store, sessions: Sessions) -> catalog.Kata | None:
+    """The first kata, in catalog order, that you have not passed in full yet."""
+    for kata in catalog.all_katas():
+        if usable(kata):
+            continue
+        best = store.best(kata.name)
+        graded = best.best_level if best else 0
+        mocked = max((s.levels_passed for s in sessions.history(kata.name)), default=0)
+        if max(graded, mocked) < kata.num_levels:
+            return kata
+    return None
+
+
+def start(sessions: Sessions, kata: catalog.Kata, lang: str, minutes: float | None = None,
+          file: Path | None = None) -> Session:
+    path = Path(file).resolve() if file else kata.stub_path
+    return sessions.start(kata.name, str(path), lang, kata.num_levels,
+                          minutes or kata.meta["minutes"], now())
+
+
+def expire(sessions: Sessions, session: Session) -> bool:
+    """End an open session whose time is up, at its deadline; True when it ended now."""
+    if session.is_open and now() >= session.deadline:
+        sessions.finish(session, Reason.TIME, session.deadline)
+        return True
+    return False
+
+
+def submit(sessions: Sessions, session: Session, kata: catalog.Kata) -> Verdict:
+    """Grade the session's file and record it; unlock the next level on a full pass."""
+    file = Path(session.file)
+    if not file.is_file():
+        raise FileNotFoundError(file)
+    impl = "stub" if file == kata.stub_path else str(file)
+    run, _ = grading.grade(kata, impl)
+    level = session.level
+    verdict = judge(run, level)
+    entries = [(Kind.SUBMIT, level, summary(run))]
+    if verdict.passed:
+        entries.append((Kind.PASS, level, {}))
+    last = verdict.passed and level == session.levels
+    sessions.record(session, now(), *entries, finish=Reason.PASSED if last else None)
+    return verdict
+
+
+def summary(run: KataRun) -> dict:
+    """What a submit keeps: enough for the scorecard and the hints, nothing of pytest's output."""
+    return {"hidden": [run.hidden_passed, run.hidden_total],
+            "counts": {str(lvl): list(pt) for lvl, pt in run.level_counts().items()},
+            "failures": [] if run.import_error else  # every test "fails" the same way then
+            [[r.level, r.title, r.hint, r.verdict] for r in run.results if r.failed],
+            "import_error": run.import_error}
+
+
+def judge(run: KataRun, level: int) -> Verdict:
+    counts = run.level_counts()
+    # The visible examples are the learner's own tool (and may call later levels' API): only
+    # hidden tests judge a level.
+    failures = [] if run.import_error else [r for r in run.results
+                                            if r.failed and EXAMPLES < r.level <= level]
+    passed = run.import_error is None and level in counts and not failures
+    return Verdict(level, passed, counts.get(level, (0, 0)), failures, run.import_error)
+
+
+def failures(session: Session) -> list[tuple[int, str, str | None, str]]:
+    """The hidden failures of the last submit that the learner may see: levels already shown."""
+    last = session.last_submit
+    if last is None:
+        return []
+    shown = min(session.level, session.levels)
+    return [tuple(f) for f in last.data["failures"] if EXAMPLES < f[0] <= shown]
+
+
+def hint(sessions: Sessions, session: Session, kata: catalog.Kata) -> list[Hint] | None:
+    """The next hint for a failing test of the current level (or below), recorded once.
+
+    None before any submit; [] when the failures carry no hint category; the pointers again,
+    uncounted, once every failing category has given both its hints.
+    """
+    if session.last_submit is None:
+        return None
+    hints, used = kata.meta.get("hints", {}), set(session.hints)
+    failing = [(title, category) for _, title, category, _ in failures(session)
+               if category in hints]
+    for title, category in failing:
+        for step in (0, 1):
+            if (category, step) not in used:
+                sessions.record(session, now(), (Kind.HINT, session.level,
+                                                 {"category": category, "step": step}))
+                return [Hint(title, category, step, True)]
+    pointers: dict[str, str] = {}
+    for title, category in failing:
+        pointers.setdefault(category, title)
+    return [Hint(title, category, 1, False) for category, title in pointers.items()]
+
+
+def ask(sessions: Sessions, session: Session, kata: catalog.Kata, text: str) -> tuple[int, bool]:
+    """(question index, asked before) for the question `text` means; index -1 when none."""
+    index = match(text, kata.meta["questions"])
+    if index is None:
+        return -1, False
+    before = index in session.asked
+    if not before:
+        sessions.record(session, now(), (Kind.ASK, session.level, {"question": index}))
+    return index, before

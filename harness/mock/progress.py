@@ -1,0 +1,142 @@
+"""`kata progress`: a row per kata from graded attempts and mock sessions, and a chart over time."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Column, Table
+from rich.text import Text
+
+from harness import catalog
+from harness.mock.session import Session, Sessions
+from harness.mock.text import clock, say
+from harness.store import Attempt, Store, StoreError
+
+CHART = "progress.png"
+
+
+@dataclass
+class Row:
+    kata: str
+    graded: int  # `kata grade` runs of your own file (not of the solution)
+    mocks: int
+    best_level: int
+    best_time: float | None  # fastest mock session to reach the best level, in seconds
+    last: float | None  # when you last graded or started a session
+
+    def cells(self, lang: str) -> list[str]:
+        last = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.last)) if self.last else "—"
+        attempts = str(self.graded + self.mocks)
+        if self.mocks:
+            attempts += " " + say("mocks", lang, n=self.mocks)
+        return [self.kata, attempts,
+                str(self.best_level) if self.last else "—",
+                clock(self.best_time) if self.best_time is not None else "—", last]
+
+
+def rows(attempts: list[Attempt], sessions: list[Session]) -> list[Row]:
+    """Every kata in katas/, plus any with a history whose folder is gone."""
+    names = [k.name for k in catalog.all_katas()]
+    names += sorted(({a.kata for a in attempts} | {s.kata for s in sessions}) - set(names))
+    table = []
+    for name in names:
+        graded = [a for a in attempts if a.kata == name and a.impl == "stub"]
+        mocks = [s for s in sessions if s.kata == name]
+        best = max([a.best_level for a in graded] + [s.levels_passed for s in mocks], default=0)
+        times = [s.level_times()[best - 1][1] for s in mocks if best and s.levels_passed >= best]
+        last = max([a.at for a in graded] + [s.started for s in mocks], default=None)
+        table.append(Row(name, len(graded), len(mocks), best, min(times, default=None), last))
+    return table
+
+
+def points(attempts: list[Attempt], sessions: list[Session]) -> dict[tuple[str, str], list]:
+    """(kata, 'graded' | 'mock') -> [(when, % of hidden tests passed)], oldest first."""
+    series: dict[tuple[str, str], list] = {}
+    for a in attempts:
+        if a.impl == "stub" and a.total:
+            series.setdefault((a.kata, "graded"), []).append((a.at, 100 * a.passed / a.total))
+    for s in sessions:
+        if s.score is not None:
+            series.setdefault((s.kata, "mock"), []).append((s.last_submit.at, 100 * s.score))
+    return {key: sorted(values) for key, values in series.items()}
+
+
+def chart(attempts: list[Attempt], sessions: list[Session], out: Path, lang: str) -> Path | None:
+    """Draw the scores over time as a PNG at `out`; None when nothing was graded yet."""
+    series = points(attempts, sessions)
+    if not series:
+        return None
+    import matplotlib  # imported here: only the chart needs it, and it is slow to import
+
+    matplotlib.use("Agg")
+    import matplotlib.dates as mdates
+    import matplotlib.pyplot as plt
+
+    font = _cjk_font() if lang != "en" else None
+    lang = lang if lang == "en" or font else "en"  # without a CJK font, English labels
+    style = {"font.family": "sans-serif",
+             "font.sans-serif": [font, *plt.rcParams["font.sans-serif"]]} if font else {}
+    with plt.rc_context(style):
+        fig, ax = plt.subplots(figsize=(8, 4.5))
+        colors = {kata: f"C{i}" for i, kata in enumerate(sorted({k for k, _ in series}))}
+        for (kata, kind), values in sorted(series.items()):  # one colour per kata
+            when = [datetime.fromtimestamp(t) for t, _ in values]
+            ax.plot(when, [v for _, v in values], color=colors[kata], markersize=8,
+                    marker="o" if kind == "graded" else "*",
+                    linestyle="-" if kind == "graded" else "--",
+                    label=say(f"chart_{kind}", lang, kata=kata))
+        ax.set_title(say("chart_title", lang))
+        ax.set_ylabel(say("chart_y", lang))
+        ax.set_ylim(-5, 105)
+        first, last = min(t for v in series.values() for t, _ in v), max(
+            t for v in series.values() for t, _ in v)
+        pad = max((last - first) * 0.05, 3600.0)  # one point alone still gets a readable axis
+        ax.set_xlim(datetime.fromtimestamp(first - pad), datetime.fromtimestamp(last + pad))
+        locator = mdates.AutoDateLocator()
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small", loc="lower right")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=100, bbox_inches="tight")
+        plt.close(fig)
+    return out
+
+
+def _cjk_font() -> str | None:
+    """An installed font with Traditional Chinese glyphs, if there is one."""
+    from matplotlib import font_manager
+
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    return next((name for name in ("Noto Sans CJK TC", "Noto Sans TC", "Noto Serif CJK TC",
+                                   "PingFang TC", "Microsoft JhengHei", "WenQuanYi Zen Hei",
+                                   "Noto Sans CJK SC") if name in names), None)
+
+
+def report(console: Console, store: Store, lang: str) -> None:
+    """Print the table and write the chart under the store's folder."""
+    try:
+        attempts, sessions = store.attempts(), Sessions(store).history()
+    except StoreError as exc:
+        console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from exc
+    columns = ("col_kata", "col_attempts", "col_best_level", "col_best_time", "col_last")
+    table = Table(*(Column(say(c, lang), no_wrap=True) for c in columns),
+                  title=say("progress_title", lang), box=box.SIMPLE_HEAD, show_edge=False,
+                  pad_edge=False, collapse_padding=True)
+    known = {k.name for k in catalog.all_katas()}
+    for row in rows(attempts, sessions):
+        cells = row.cells(lang)
+        if row.kata not in known:
+            cells[0] += " " + say("gone", lang)
+        table.add_row(*(Text(c) for c in cells))
+    console.print(table)
+    path = chart(attempts, sessions, store.path.parent / CHART, lang)
+    message = say("chart", lang, path=path) if path else say("chart_empty", lang)
+    console.print(message, markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,163 @@
+"""What the learner sees at each step, in the session's language. Plain text when not a terminal."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+from rich.markdown import Markdown
+
+from harness import catalog
+from harness.mock import interview
+from harness.mock.session import Reason, Session
+from harness.mock.text import clock, say
+
+
+class Screen:
+    def __init__(self, console: Console, lang: str) -> None:
+        self.console, self.lang = console, lang
+
+    def say(self, key: str, style: str | None = None, **fields: object) -> None:
+        # markup off: titles and hints may hold brackets that are not rich markup
+        self.console.print(say(key, self.lang, **fields), style=style, markup=False,
+                           highlight=False, soft_wrap=True)
+
+    def rule(self, text: str) -> None:
+        self.console.rule(text.replace("[", r"\["))
+
+    def level(self, kata: catalog.Kata, n: int) -> None:
+        spec = kata.meta["levels"][n - 1]
+        self.rule(say("level", self.lang, n=n, total=kata.num_levels,
+                      title=spec["title"][self.lang]))
+        self.console.print(Markdown(spec["prompt"][self.lang]))
+
+    def clock(self, session: Session) -> None:
+        self.say("clock", "bold", left=clock(session.left(interview.now())))
+
+    def session(self, session: Session, kata: catalog.Kata, resumed: bool = False) -> None:
+        if resumed:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(session.started))
+            self.say("resumed", kata=kata.name, when=when)
+        self.say("banner", "bold", title=kata.title(self.lang), minutes=f"{session.minutes:g}",
+                 file=session.file)
+        self.level(kata, session.level)
+        self.clock(session)
+        self.say("how_to")
+
+    def questions(self, session: Session, kata: catalog.Kata) -> None:
+        questions = kata.meta["questions"]
+        self.say("questions", "bold", asked=len(session.asked), total=len(questions))
+        for i, q in enumerate(questions):
+            self.console.print(f"  {i + 1}. {q['ask'][self.lang]}", markup=False, soft_wrap=True)
+            if i in session.asked:
+                self.console.print(f"     → {q['answer'][self.lang]}", markup=False,
+                                   soft_wrap=True, style="green")
+        self.say("ask_how")
+
+    def answer(self, kata: catalog.Kata, index: int, before: bool) -> None:
+        questions = kata.meta["questions"]
+        if index < 0:
+            self.say("no_match", "yellow")
+            for i, q in enumerate(questions):
+                self.console.print(f"  {i + 1}. {q['ask'][self.lang]}", markup=False,
+                                   soft_wrap=True)
+            return
+        self.say("heard", ask=questions[index]["ask"][self.lang])
+        self.say("answer", "green bold", answer=questions[index]["answer"][self.lang])
+        if before:
+            self.say("asked_before")
+
+    def verdict(self, session: Session, kata: catalog.Kata, v: interview.Verdict) -> None:
+        if v.import_error:
+            self.say("import_error", "red", error=v.import_error)
+            self.clock(session)
+            return
+        if v.passed:
+            _, at, took = session.level_times()[v.level - 1]
+            self.say("level_passed", "green bold", n=v.level, at=clock(at), took=clock(took))
+            if not session.done:
+                self.say("unlocked", "bold", n=session.level)
+                self.level(kata, session.level)
+                self.clock(session)
+            return
+        self.say("level_counts", "red", n=v.level, passed=v.counts[0], total=v.counts[1])
+        if v.counts[0] == v.counts[1]:
+            self.say("lower_failing", "red", n=v.level)
+        self.say("failing")
+        for r in v.failures:
+            where = say("where", self.lang, n=r.level) if r.level != v.level else ""
+            self.say("failure", "red", where=where, title=r.title, verdict=r.verdict)
+        self.say("hint_how")
+        self.clock(session)
+
+    def hints(self, session: Session, kata: catalog.Kata,
+              hints: list[interview.Hint] | None) -> None:
+        if hints is None:
+            self.say("hint_submit_first", "yellow", n=session.level)
+            return
+        if not hints:
+            self.say("hint_none", "yellow", n=session.level)
+            return
+        if not hints[0].counted:
+            self.say("hints_spent", "yellow")
+        for h in hints:
+            text = kata.meta["hints"][h.category][self.lang][h.step]
+            self.say("hint", "cyan", step=h.step + 1, title=h.title, category=h.category,
+                     text=text)
+        self.say("hints_used", n=len(session.hints))
+
+    def end(self, session: Session, kata: catalog.Kata | None) -> None:
+        """The reason, the scorecard, then the follow-up discussion and the self-check list."""
+        key = {Reason.PASSED: "end_passed", Reason.TIME: "end_time"}.get(session.reason,
+                                                                           "end_ended")
+        self.say(key, "bold")
+        title = kata.title(self.lang) if kata else session.kata
+        self.rule(say("scorecard", self.lang, title=title))
+        self.say("levels_passed", "bold", n=session.levels_passed, total=session.levels)
+        times = {level: (at, took) for level, at, took in session.level_times()}
+        for level in range(1, session.levels + 1):
+            if level in times:
+                at, took = times[level]
+                self.say("level_time", "green", n=level, at=clock(at), took=clock(took))
+            else:
+                reached = level == session.level
+                self.say("level_not_passed" if reached else "level_not_reached", "red", n=level)
+        failures = interview.failures(session)
+        if session.last_submit is None:
+            self.say("no_submit", "red")
+        elif failures:
+            self.say("final_failures", "red")
+            for level, title, _, verdict in failures:
+                self.say("failure", "red", where=say("where", self.lang, n=level), title=title,
+                         verdict=verdict)
+        else:
+            self.say("no_failures", "green")
+        self.say("hints_total", n=len(session.hints))
+        steps: dict[str, int] = {}
+        for category, _ in session.hints:
+            steps[category] = steps.get(category, 0) + 1
+        for category, n in steps.items():
+            self.say("hint_item", category=category, steps=f"{n}/2")
+        if kata is None:
+            self.say("no_meta", "yellow")
+            return
+        questions = kata.meta["questions"]
+        self.say("questions_total", n=len(session.asked), total=len(questions))
+        for i, q in enumerate(questions):
+            asked = i in session.asked
+            self.say("question_asked" if asked else "question_missed",
+                     "green" if asked else None, ask=q["ask"][self.lang])
+        self.followups(kata)
+        self.say("untouched")
+
+    def followups(self, kata: catalog.Kata) -> None:
+        self.rule(say("followups", self.lang))
+        for i, f in enumerate(kata.meta["followups"], start=1):
+            self.console.print(f"{i}. {f['question'][self.lang]}", style="bold", markup=False,
+                               soft_wrap=True)
+            self.say("points")
+            for point in f["points"][self.lang]:
+                self.console.print(f"   - {point}", markup=False, soft_wrap=True)
+        self.rule(say("selfcheck", self.lang))
+        for item in kata.meta["selfcheck"][self.lang]:
+            self.console.print(f"  [ ] {item}", markup=False, soft_wrap=True)

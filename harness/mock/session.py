@@ -1,0 +1,227 @@
+"""A mock interview's state: one row per session and an append-only log of what happened in it.
+
+State is derived from the log with set semantics (the first pass of a level counts, a question
+asked twice counts once), so two `kata` commands racing on one session cannot double anything.
+Every step is one transaction through `Store.transaction()`: a killed process loses at most the
+step it was writing, never an earlier one.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from harness.store import Store
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS mock_sessions (
+    id INTEGER PRIMARY KEY,
+    kata TEXT NOT NULL,
+    file TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    levels INTEGER NOT NULL,
+    minutes REAL NOT NULL,
+    started REAL NOT NULL,
+    ended REAL,
+    reason TEXT,
+    open INTEGER UNIQUE CHECK (open = 1)
+);
+CREATE TABLE IF NOT EXISTS mock_events (
+    id INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES mock_sessions(id),
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mock_events_by_session ON mock_events(session);
+"""
+# `open` is 1 while a session runs and NULL after: UNIQUE lets many NULLs through but only one 1,
+# so the database itself refuses a second open session.
+
+COLUMNS = "id, kata, file, lang, levels, minutes, started, ended, reason"
+
+
+class Reason(StrEnum):
+    """Why a session ended."""
+    PASSED = "passed"
+    TIME = "time"
+    ENDED = "ended"
+
+
+class Kind(StrEnum):
+    SUBMIT = "submit"  # data: hidden [passed, total], failures [[level, title, hint, verdict]], ...
+    PASS = "pass"  # the first full pass of `level`
+    HINT = "hint"  # data: category, step (0 = nudge, 1 = pointer)
+    ASK = "ask"  # data: question (its index in kata.toml)
+
+
+class SessionError(Exception):
+    """A session cannot be started or found."""
+
+
+@dataclass(frozen=True)
+class Event:
+    at: float
+    kind: Kind
+    level: int
+    data: dict
+
+
+@dataclass
+class Session:
+    id: int
+    kata: str
+    file: str
+    lang: str
+    levels: int  # the kata's level count when the session started
+    minutes: float
+    started: float
+    ended: float | None = None
+    reason: Reason | None = None
+    events: list[Event] = field(default_factory=list)
+
+    @property
+    def is_open(self) -> bool:
+        return self.ended is None
+
+    @property
+    def deadline(self) -> float:
+        return self.started + self.minutes * 60
+
+    def left(self, now: float) -> float:
+        return max(0.0, self.deadline - now)
+
+    def of(self, kind: Kind) -> list[Event]:
+        return [e for e in self.events if e.kind == kind]
+
+    @property
+    def passed(self) -> dict[int, float]:
+        """level -> when it first passed in full."""
+        first: dict[int, float] = {}
+        for e in self.of(Kind.PASS):
+            first[e.level] = min(e.at, first.get(e.level, e.at))
+        return first
+
+    @property
+    def level(self) -> int:
+        """The level being worked on: the first one not passed (levels + 1 once all have)."""
+        level = 1
+        while level in self.passed:
+            level += 1
+        return level
+
+    @property
+    def levels_passed(self) -> int:
+        return min(self.level - 1, self.levels)
+
+    @property
+    def done(self) -> bool:
+        return self.level > self.levels
+
+    def level_times(self) -> list[tuple[int, float, float]]:
+        """(level, seconds into the session, seconds it took) for each level passed, in order."""
+        times, previous = [], self.started
+        for level in range(1, self.levels_passed + 1):
+            at = self.passed[level]
+            times.append((level, at - self.started, at - previous))
+            previous = at
+        return times
+
+    @property
+    def asked(self) -> list[int]:
+        return sorted({e.data["question"] for e in self.of(Kind.ASK)})
+
+    @property
+    def hints(self) -> list[tuple[str, int]]:
+        """(category, step) of every hint shown, once each, in the order they were first shown."""
+        return list(dict.fromkeys((e.data["category"], e.data["step"]) for e in self.of(Kind.HINT)))
+
+    @property
+    def last_submit(self) -> Event | None:
+        submits = self.of(Kind.SUBMIT)
+        return submits[-1] if submits else None
+
+    @property
+    def score(self) -> float | None:
+        """The share of hidden tests the last submit passed (None before any submit)."""
+        last = self.last_submit
+        if last is None or not last.data["hidden"][1]:
+            return None
+        passed, total = last.data["hidden"]
+        return passed / total
+
+
+class Sessions:
+    """The mock sessions kept in the progress store, next to its attempts."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        with store.transaction() as db:
+            db.executescript(SCHEMA)
+
+    def start(self, kata: str, file: str, lang: str, levels: int, minutes: float,
+              at: float) -> Session:
+        try:
+            with self.store.transaction() as db:
+                cur = db.execute(
+                    "INSERT INTO mock_sessions (kata, file, lang, levels, minutes, started, open) "
+                    "VALUES (?, ?, ?, ?, ?, ?, 1)", (kata, file, lang, levels, minutes, at))
+                sid = cur.lastrowid
+        except sqlite3.IntegrityError as exc:
+            current = self.current()
+            raise SessionError(current.kata if current else "?") from exc
+        return self.get(sid)
+
+    def record(self, session: Session, at: float, *entries: tuple[Kind, int, dict],
+               finish: Reason | None = None) -> None:
+        """Add (kind, level, data) events, and close the session too when `finish` is given,
+        all in one transaction. Closing twice (another command got there first) changes nothing.
+        """
+        with self.store.transaction() as db:
+            db.executemany("INSERT INTO mock_events (session, at, kind, level, data) "
+                           "VALUES (?, ?, ?, ?, ?)",
+                           [(session.id, at, kind.value, level, json.dumps(data))
+                            for kind, level, data in entries])
+            if finish is not None:
+                db.execute("UPDATE mock_sessions SET ended = ?, reason = ?, open = NULL "
+                           "WHERE id = ? AND ended IS NULL", (at, finish.value, session.id))
+        session.events += [Event(at, kind, level, data) for kind, level, data in entries]
+        if finish is not None:
+            fresh = self.get(session.id)
+            session.ended, session.reason = fresh.ended, fresh.reason
+
+    def finish(self, session: Session, reason: Reason, at: float) -> None:
+        self.record(session, at, finish=reason)
+
+    def current(self) -> Session | None:
+        """The open session, if there is one."""
+        found = self._load("WHERE open = 1")
+        return found[0] if found else None
+
+    def last_finished(self) -> Session | None:
+        found = self._load("WHERE ended IS NOT NULL")
+        return max(found, key=lambda s: (s.ended, s.id), default=None)
+
+    def get(self, sid: int) -> Session:
+        found = self._load("WHERE id = ?", (sid,))
+        if not found:
+            raise SessionError(f"no session {sid}")
+        return found[0]
+
+    def history(self, kata: str | None = None) -> list[Session]:
+        return self._load("WHERE kata = ?", (kata,)) if kata else self._load("")
+
+    def _load(self, where: str, args: tuple = ()) -> list[Session]:
+        with self.store.transaction() as db:
+            rows = db.execute(f"SELECT {COLUMNS} FROM mock_sessions {where} ORDER BY started, id",
+                              args).fetchall()
+            sessions = [Session(*row[:8], Reason(row[8]) if row[8] else None) for row in rows]
+            for s in sessions:
+                events = db.execute("SELECT at, kind, level, data FROM mock_events "
+                                    "WHERE session = ? ORDER BY id", (s.id,)).fetchall()
+                s.events = [Event(at, Kind(kind), level, json.loads(data))
+                            for at, kind, level, data in events]
+        return sessions
