@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test docs-serve
+.PHONY: setup demo test docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[torch,test]'
+	$(BIN)/python -m pip install --quiet -e '.[torch,test,docs]'
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -26,3 +26,6 @@ demo: setup
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest tests -n 2 -q
+
+docs: setup
+	$(BIN)/mkdocs serve

@@ -1,0 +1,201 @@
+"""The built site in a real browser: headless Debian Chromium driven by Playwright's Python package.
+
+Serves the site on 127.0.0.1, opens every page in both languages, switches language with the
+header's switcher, searches in each language, and fails on any console error or any request that
+leaves the machine. Screenshots go to $KATA_DOCS_SCREENSHOTS, or to a temporary folder.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from .conftest import DOCS, LANGS, source_pages, url
+
+CHROMIUM = os.environ.get("KATA_CHROMIUM", "/usr/bin/chromium")
+# Browser downloads are impossible here: Playwright drives the distribution's Chromium.
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright's Python package is not installed (pip install "
+    "playwright; never `playwright install`: the browser comes from apt's chromium)")
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).is_file(),
+    reason=f"no Chromium at {CHROMIUM} (apt-get install chromium fonts-noto-cjk, or set "
+           "KATA_CHROMIUM)")
+
+PAGES = source_pages()
+OTHER = {"en": "zh-TW", "zh-TW": "en"}
+SEARCHES = {  # a word per language, and the page it must find
+    "en": [("preemption", "katas/prefill_decode_scheduler/"),
+           ("leakage", "katas/rolling_feature_leakage/")],
+    "zh-TW": [("搶佔", "zh-TW/katas/prefill_decode_scheduler/"),
+              ("洩漏", "zh-TW/katas/rolling_feature_leakage/")],
+}
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def mermaid_fences(page: Path) -> int:
+    return len(re.findall(r"^```mermaid\s*$", (DOCS / page).read_text(encoding="utf-8"), re.M))
+
+
+def cjk_font_missing() -> bool:
+    """Without a CJK font Chromium draws Chinese as boxes; only fontconfig can tell."""
+    if shutil.which("fc-list") is None:
+        return False
+    found = subprocess.run(["fc-list", ":lang=zh-tw", "family"], capture_output=True, text=True)
+    return not found.stdout.strip()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def base_url(site):
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site.folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def context():
+    """One browser and one context for the module: pages share the HTTP cache, as for a reader."""
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = chromium.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(30_000)  # generous: CI machines may be busy
+        yield context
+        context.close()
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    chosen = os.environ.get("KATA_DOCS_SCREENSHOTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("docs-screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Tab:
+    """One browser page that records console errors, page errors and requests leaving the host."""
+
+    def __init__(self, context, base_url: str) -> None:
+        self.base = base_url
+        self.page = context.new_page()
+        self.problems: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        self.page.on("request", self._request)
+
+    def _console(self, message) -> None:
+        if message.type != "error":
+            return
+        source = message.location.get("url", "")
+        # Material fetches sitemap.xml next to each alternate-language link to map pages between
+        # languages; the i18n plugin points those links at the translated page itself, so the
+        # fetch 404s. Material handles the miss and the switcher still lands on the translated
+        # page (checked below), so this one message is expected noise.
+        if message.text.startswith("Failed to load resource") and source.endswith("/sitemap.xml"):
+            return
+        self.problems.append(f"console error: {message.text} ({source})")
+
+    def _request(self, request) -> None:
+        if not request.url.startswith((self.base, "data:", "blob:", "about:")):
+            self.problems.append(f"request leaves the machine: {request.url}")
+
+    def goto(self, path: str):
+        response = self.page.goto(self.base + path)
+        assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
+        return response
+
+    def path(self) -> str:
+        return urlsplit(self.page.url).path.lstrip("/")
+
+    def assert_clean(self) -> None:
+        assert not self.problems, "\n".join(self.problems)
+
+
+@pytest.fixture
+def tab(context, base_url):
+    opened = Tab(context, base_url)
+    yield opened
+    opened.page.close()
+
+
+def check_page(tab: Tab, shots: Path, page: Path, lang: str) -> None:
+    """The page in `lang` is open: its language, title and diagrams are right; take a screenshot."""
+    assert tab.path() == url(page, lang)
+    assert tab.page.locator("html").get_attribute("lang") == lang
+    title = tab.page.locator("article h1").first.inner_text()
+    assert title.strip()
+    if lang == "zh-TW":
+        assert CJK.search(title), f"the Chinese page's title has no Chinese: {title!r}"
+    # Material swaps each Mermaid block for a div whose closed shadow root holds the SVG, so the
+    # test waits for as many drawn (non-empty) divs as the page has diagrams.
+    expected = mermaid_fences(page)
+    if expected:
+        tab.page.wait_for_function(
+            "n => [...document.querySelectorAll('div.mermaid')].filter("
+            "d => d.getBoundingClientRect().height > 40).length === n", arg=expected)
+    assert tab.page.locator("div.mermaid").count() == expected
+    name = f"{lang}-{page.with_suffix('').as_posix().replace('/', '-')}.png"
+    tab.page.screenshot(path=shots / name)
+
+
+def switch_language(tab: Tab, page: Path, to: str, *, wait_until: str = "load") -> None:
+    """Pick `to` in the header's language menu and land on the same page in that language."""
+    tab.page.locator(".md-header .md-select").first.hover()
+    tab.page.locator(f'a.md-select__link[hreflang="{to}"]').first.click()
+    # Material may drop the trailing slash and let the server redirect; the redirect ends here.
+    tab.page.wait_for_url(re.compile(re.escape(tab.base + url(page, to)) + "$"),
+                          wait_until=wait_until)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.with_suffix("").as_posix() for p in PAGES])
+def test_every_page_renders_in_both_languages_and_switches(tab, shots, page: Path):
+    if cjk_font_missing():
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk): Chinese would render "
+                    "as boxes")
+    tab.goto(url(page, "en"))
+    check_page(tab, shots, page, "en")
+    switch_language(tab, page, "zh-TW")
+    check_page(tab, shots, page, "zh-TW")
+    switch_language(tab, page, "en", wait_until="commit")  # the English page is checked above
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_finds_words_in_each_language(tab, shots, lang: str):
+    tab.goto(url(Path("index.md"), lang))
+    box = tab.page.locator("input.md-search__input")
+    for word, wanted in SEARCHES[lang]:
+        box.click()
+        box.fill(word)
+        box.press("End")  # Material searches on keyup; fill() alone types no key
+        try:
+            tab.page.wait_for_function(
+                "path => [...document.querySelectorAll('a.md-search-result__link')]"
+                ".some(a => new URL(a.href).pathname === path)", arg="/" + wanted)
+        except sync_api.TimeoutError:
+            found = [urlsplit(a.get_attribute("href")).path for a in
+                     tab.page.locator("a.md-search-result__link").all()]
+            pytest.fail(f"searching {word!r} did not find /{wanted}; results: {found}")
+        tab.page.screenshot(path=shots / f"{lang}-search-{wanted.strip('/').replace('/', '-')}.png")
+    tab.assert_clean()

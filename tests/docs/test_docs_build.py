@@ -1,0 +1,119 @@
+"""`mkdocs build --strict` succeeds, builds every page in both languages, needs no network, indexes
+Chinese words for search, and shows each kata's metadata and every benchmark result present."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import json
+import re
+import tomllib
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from .conftest import DOCS, LANGS, ROOT, source_pages, url
+
+PAGES = source_pages()
+
+
+def load_hooks():
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "tools" / "docs_hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def text_of(path: Path) -> str:
+    """The visible text of a built page, roughly: tags dropped, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8")))
+
+
+def test_strict_build_builds_every_page_in_both_languages(site):
+    for page in PAGES:
+        for lang in LANGS:
+            built = site.folder / url(page, lang) / "index.html"
+            assert built.is_file(), f"{page} was not built for {lang}"
+            page_lang = re.search(r'<html lang="([^"]+)"', built.read_text(encoding="utf-8"))
+            assert page_lang and page_lang.group(1) == lang, f"{built} is not marked as {lang}"
+
+
+def test_site_loads_nothing_from_the_network(site):
+    assert (site.folder / "assets" / "javascripts" / "mermaid.min.js").is_file()
+    remote = re.compile(r'<(?:script|link|img)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"')
+    for built in site.folder.rglob("*.html"):
+        found = remote.findall(built.read_text(encoding="utf-8"))
+        assert not found, f"{built.relative_to(site.folder)} loads {found} from the network"
+
+
+def test_search_index_splits_chinese_words(site):
+    index = json.loads((site.folder / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert "zh" in index["config"]["lang"]
+    assert "\\u200b" in index["config"]["separator"] or "\u200b" in index["config"]["separator"]
+    chinese = [d["text"] for d in index["docs"] if d["location"].startswith("zh-TW/")]
+    assert chinese, "no Traditional Chinese pages in the search index"
+    # jieba marks word boundaries with U+200B, so a word inside a sentence stands alone.
+    assert any("\u200b批次\u200b" in text for text in chinese), "Chinese text is not segmented"
+
+
+def letters(text: str) -> str:
+    """Only letters and digits: Markdown may restyle quotes, code and emphasis, never the words."""
+    return re.sub(r"[\W_]+", "", text)
+
+
+def test_kata_pages_show_their_metadata(site):
+    for path in sorted((ROOT / "katas").glob("*/kata.toml")):
+        with open(path, "rb") as f:
+            meta = tomllib.load(f)
+        page = Path("katas") / f"{path.parent.name}.md"
+        for lang in LANGS:
+            text = letters(text_of(site.folder / url(page, lang) / "index.html"))
+            for item in meta.get("levels", []) + meta.get("questions", []):
+                wanted = item["title" if "title" in item else "ask"][lang]
+                assert letters(wanted) in text, f"{page} ({lang}) lacks {wanted!r}"
+
+
+def test_benchmarks_page_shows_every_result_present(site):
+    folder = DOCS / "benchmarks"
+    tables = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+    plots = sorted(folder.rglob("*.png")) if folder.is_dir() else []
+    for lang in LANGS:
+        built = site.folder / url(Path("benchmarks.md"), lang) / "index.html"
+        page = built.read_text(encoding="utf-8")
+        text = letters(text_of(built))
+        for table in tables:
+            first = table.read_text(encoding="utf-8").strip().splitlines()[0]
+            title = first[2:] if first.startswith("# ") else table.stem
+            assert letters(title) in text, f"{table.name} is missing from the {lang} page"
+        for plot in plots:
+            assert re.search(rf'<img [^>]*src="[^"]*{re.escape(plot.name)}"', page), plot.name
+            src = re.search(rf'<img [^>]*src="([^"]*{re.escape(plot.name)})"', page).group(1)
+            assert (built.parent / src).resolve().is_file(), f"{src} does not resolve ({lang})"
+        if not tables and not plots:
+            assert "docs/benchmarks/" in text_of(built)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_hook_folds_in_benchmark_files_and_tolerates_none(tmp_path, lang):
+    hooks = load_hooks()
+    assert "docs/benchmarks/" in hooks._benchmarks(tmp_path, lang)  # no folder at all
+    (tmp_path / "benchmarks" / "gpu").mkdir(parents=True)
+    assert "docs/benchmarks/" in hooks._benchmarks(tmp_path, lang)  # empty folders
+    (tmp_path / "benchmarks" / "toylm.md").write_text(
+        "# ToyLM tokens/s\n\nMeasured 2026-01-01, x86_64.\n\n| a |\n| --- |\n| 1 |\n")
+    (tmp_path / "benchmarks" / "gpu" / "toylm-cuda.md").write_text("On an H200.\n\n| b |\n")
+    (tmp_path / "benchmarks" / "auc_roc-speed.png").write_bytes(b"")
+    out = hooks._benchmarks(tmp_path, lang)
+    assert "### ToyLM tokens/s" in out and "| 1 |" in out
+    assert "### toylm-cuda\n\nOn an H200." in out, "a table without a title is named after its file"
+    assert "### auc_roc" in out and "](benchmarks/auc_roc-speed.png)" in out
+    assert out.index("auc_roc") < out.index("ToyLM"), "katas come in the site's order"
+
+
+def test_hook_explains_a_missing_kata_file():
+    hooks = load_hooks()
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="katas/nope.zh-TW.md"))
+    out = hooks.on_page_markdown("<!-- kata:levels no_such_kata -->\n", page, {"docs_dir": "."},
+                                 None)
+    assert "katas/no_such_kata/kata.toml" in out and "!!! note" in out

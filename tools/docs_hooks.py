@@ -1,0 +1,197 @@
+"""MkDocs hook: fills the docs pages' markers from files other parts of the repository write.
+
+Markers (HTML comments, so a page reads fine without the hook):
+
+- `<!-- benchmarks -->`: every table in `docs/benchmarks/*.md` (written by `kata bench ... --out
+  docs/benchmarks` and the ToyLM benchmark) with the PNG plots named after it, or a note when
+  there are none yet. The tables are excluded from the build as pages (see `exclude_docs`).
+- `<!-- kata:levels NAME -->`, `<!-- kata:questions NAME -->`, `<!-- kata:followups NAME -->`,
+  `<!-- kata:selfcheck NAME -->`: sections read from `katas/NAME/kata.toml`, in the page's
+  language, so the site says what the CLI says.
+
+A missing file never breaks the strict build: the marker becomes a short note instead.
+
+Mermaid ships with the site (3.5 MB, listed in `extra_javascript`); pages without a diagram drop the
+script tag, so only the pages that draw something pay for loading it.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KATAS = ROOT / "katas"
+ORDER = ["auc_roc", "sync_batch_scheduler", "slot_refill_decoder", "prefill_decode_scheduler",
+         "extra_trees_debug", "rolling_feature_leakage", "toylm"]
+
+CJK = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]")
+FULLWIDTH_PUNCT = re.compile(r"[\u3000-\u303f\uff00-\uffef]")
+BLOCK_START = re.compile(r"([-*+] |\d+\. |[|#>]|!!!|\?\?\?|<!--)")
+MERMAID_SCRIPT = re.compile(r'<script src="[^"]*assets/javascripts/mermaid\.min\.js"></script>\s*')
+MARKER = re.compile(r"^<!-- (benchmarks|kata:(\w+) (\w+)) -->$", re.MULTILINE)
+
+TEXT = {
+    "en": {
+        "no_bench": "No benchmark results are in `docs/benchmarks/` yet. Run the commands above "
+                    "to produce them.",
+        "no_kata": "This kata's metadata file (`katas/{name}/kata.toml`) is not in the repository "
+                   "yet.",
+        "empty": "This part of the kata's metadata file is not written yet.",
+        "level": "Level {n}: {title}",
+        "plot": "Plot",
+    },
+    "zh-TW": {
+        "no_bench": "`docs/benchmarks/` 目前還沒有任何效能結果。執行上面的指令即可產生。",
+        "no_kata": "這個練習題的 metadata 檔\uff08`katas/{name}/kata.toml`\uff09"
+                   "還不在 repository 裡。",
+        "empty": "這一題的 metadata 檔還沒寫到這個部分。",
+        "level": "第 {n} 關\uff1a{title}",
+        "plot": "圖表",
+    },
+}
+
+
+def _lang(page) -> str:
+    return "zh-TW" if page.file.src_uri.endswith(".zh-TW.md") else "en"
+
+
+def _ranked(names) -> list[str]:
+    return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line if line.strip() else "" for line in text.strip().splitlines())
+
+
+def _note(text: str) -> str:
+    return f'!!! note ""\n{_indent(text)}\n'
+
+
+def _meta(name: str) -> dict | None:
+    path = KATAS / name / "kata.toml"
+    if not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{path.relative_to(ROOT)} is not valid TOML: {e}") from e
+
+
+def _group(path: Path) -> str:
+    """Files belong to the kata (or `toylm`) their name starts with: `auc_roc-speed.png`."""
+    return path.stem.split("-")[0]
+
+
+def _benchmarks(docs_dir: Path, lang: str) -> str:
+    folder = docs_dir / "benchmarks"
+    files = sorted(folder.rglob("*")) if folder.is_dir() else []
+    tables = [p for p in files if p.suffix == ".md"]
+    plots = [p for p in files if p.suffix == ".png"]
+    if not tables and not plots:
+        return _note(TEXT[lang]["no_bench"])
+    parts = []
+    for group in _ranked({_group(p) for p in tables + plots}):
+        shown = [p for p in tables if _group(p) == group]
+        for table in shown:
+            body = table.read_text(encoding="utf-8").strip()
+            if not body.startswith("# "):  # a table without a title gets its file name
+                body = f"# {table.stem}\n\n{body}"
+            # Each file's H1 becomes an H3 under the page's "Results" (H2), and so on down.
+            body = re.sub(r"^(#+) ", lambda m: "##" + m.group(1) + " ", body, flags=re.MULTILINE)
+            if lang == "zh-TW":
+                body = re.sub(r"^Measured (.*)\.$", "測量日期與機器\uff1a\\1。", body,
+                              flags=re.MULTILINE)
+            parts.append(body)
+        images = [f"![{TEXT[lang]['plot']}: {p.stem}]({p.relative_to(docs_dir).as_posix()})"
+                  for p in plots if _group(p) == group]
+        if images and not shown:
+            parts.append(f"### {group}")
+        parts += images
+    return "\n\n".join(parts) + "\n"
+
+
+def _title(text: str) -> str:
+    """An admonition title sits inside double quotes: typographic quotes keep it in one piece."""
+    return re.sub(r'"([^"]*)"', "\u201c\\1\u201d", text).replace('"', "\u201d")
+
+
+def _levels(meta: dict, lang: str) -> str:
+    parts = []
+    for n, level in enumerate(meta.get("levels", []), start=1):
+        title = TEXT[lang]["level"].format(n=n, title=level["title"][lang])
+        parts.append(f"### {title}\n\n{level['prompt'][lang].strip()}\n")
+    return "\n".join(parts)
+
+
+def _questions(meta: dict, lang: str) -> str:
+    return "\n".join(f'??? question "{_title(q["ask"][lang])}"\n{_indent(q["answer"][lang])}\n'
+                     for q in meta.get("questions", []))
+
+
+def _followups(meta: dict, lang: str) -> str:
+    return "\n".join(
+        f'??? question "{_title(f["question"][lang])}"\n'
+        + _indent("\n".join(f"- {p}" for p in f["points"][lang])) + "\n"
+        for f in meta.get("followups", []))
+
+
+def _selfcheck(meta: dict, lang: str) -> str:
+    return "\n".join(f"- [ ] {item}" for item in meta.get("selfcheck", {}).get(lang, []))
+
+
+SECTIONS = {"levels": _levels, "questions": _questions, "followups": _followups,
+            "selfcheck": _selfcheck}
+
+
+def _join_cjk_lines(markdown: str) -> str:
+    """Chromium draws a line break between two Chinese characters as a space, so a paragraph that is
+    wrapped in the source gets stray gaps; join such lines (outside code blocks and headings)."""
+    out: list[str] = []
+    fence = None
+    for line in markdown.split("\n"):
+        stripped = line.strip()
+        opener = re.match(r"(`{3,}|~{3,})", stripped)
+        if fence:
+            fence = None if stripped == fence else fence
+        elif opener:
+            fence = opener.group(1)
+        elif out and stripped and out[-1].strip() and not out[-1].lstrip().startswith("#") and (
+                (CJK.match(stripped) and CJK.match(out[-1][-1]))
+                or (FULLWIDTH_PUNCT.match(out[-1][-1]) and not BLOCK_START.match(stripped))):
+            out[-1] += stripped
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    lang = _lang(page)
+
+    def fill(match: re.Match) -> str:
+        if match.group(1) == "benchmarks":
+            return _benchmarks(Path(config["docs_dir"]), lang)
+        section, name = match.group(2), match.group(3)
+        if section not in SECTIONS:
+            raise ValueError(f"unknown docs marker section {section!r} in {page.file.src_uri}; "
+                             f"expected one of {sorted(SECTIONS)}")
+        meta = _meta(name)
+        if meta is None:
+            return _note(TEXT[lang]["no_kata"].format(name=name))
+        try:
+            text = SECTIONS[section](meta, lang).strip()
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"katas/{name}/kata.toml: the {section} section lacks {e} "
+                             f"for {page.file.src_uri}; see CONTRIBUTING.md for the schema") from e
+        return text + "\n" if text else _note(TEXT[lang]["empty"])
+
+    markdown = MARKER.sub(fill, markdown)
+    return _join_cjk_lines(markdown) if lang == "zh-TW" else markdown
+
+
+def on_post_page(output: str, page, config) -> str:
+    if 'class="mermaid"' in output:
+        return output
+    return MERMAID_SCRIPT.sub("", output)
