@@ -7,3 +7,13 @@ def kata_home(tmp_path, monkeypatch):
     home = tmp_path / "kata-home"
     monkeypatch.setenv("KATA_HOME", str(home))
     return home
+
+
+@pytest.fixture(scope="package")
+def one_torch_thread():
+    """For ToyLM tests: see harness.toylm.one_thread."""
+    pytest.importorskip("torch", reason="the ToyLM needs torch (pip install -e '.[torch]')")
+    from harness.toylm import one_thread
+
+    with one_thread():
+        yield

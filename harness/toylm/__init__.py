@@ -2,5 +2,6 @@
 
 from harness.toylm.caches import SequenceCache, SlotCache
 from harness.toylm.model import ToyLM
+from harness.toylm.threads import one_thread
 
-__all__ = ["SequenceCache", "SlotCache", "ToyLM"]
+__all__ = ["SequenceCache", "SlotCache", "ToyLM", "one_thread"]

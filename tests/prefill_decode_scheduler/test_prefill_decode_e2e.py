@@ -37,13 +37,7 @@ CONFIGS = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_cpu_thread():
-    """The model is tiny: on a shared CPU, torch's thread pool costs far more than it gains."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

@@ -17,13 +17,7 @@ DEVICES = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """The ToyLM's ops are tiny: on a busy machine extra threads only spin."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,8 @@ REASON = "ToyLM needs torch (pip install -e '.[torch]')"
 
 
 @pytest.fixture(scope="package", autouse=True)
-def one_thread():
-    """ToyLM's ops are tiny: extra threads gain nothing and, on a busy machine, their spinning
-    slows every op down many times over."""
-    torch = pytest.importorskip("torch", reason=REASON)
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
+def _one_thread(one_torch_thread):
     yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -143,8 +144,7 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
                   "static / continuous calls (goal >= 5 at 32)",
                   f"tokens/s ({label}, {len(timed)} requests)", "same tokens as static")
     occupancy = {}
-    threads = None if quick else _one_torch_thread()
-    try:
+    with nullcontext() if quick else _one_torch_thread():
         for b in BATCH_SIZES:
             bound = max(math.ceil(sum(lengths) / b), max(lengths))
             counted = {"continuous": Occupancy(), "static": Occupancy()}
@@ -161,26 +161,14 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
             table.add(b, "static (baseline)", calls["static"], "-", bound,
                       f"{calls['static'] / bound:.3f}", "1.00x",
                       f"{timed_tokens / secs_s:,.0f}", "-")
-    finally:
-        _restore_torch_threads(threads)
     if out is not None:
         plot(occupancy, Path(out) / "slot_occupancy.png")
     return table
 
 
-def _one_torch_thread() -> int | None:
-    """The ToyLM's ops are tiny: on a CPU, extra threads only spin and slow every op down."""
+def _one_torch_thread():
     try:
-        import torch
-    except ImportError:
-        return None
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    return before
-
-
-def _restore_torch_threads(before: int | None) -> None:
-    if before is not None:
-        import torch
-
-        torch.set_num_threads(before)
+        from harness.toylm import one_thread
+    except ImportError:  # no torch: the benchmark falls back to a pure-Python model
+        return nullcontext()
+    return one_thread()
