@@ -11,16 +11,14 @@ from .oracle import (
     START,
     STATS,
     assert_frames_close,
-    clean_values,
     count_windows,
-    expected,
     features,
     first_call,
     frames,
-    later_rows_changed,
     tie_free_frames,
     with_pandas,
 )
+from .properties import later_rows_do_not_matter, matches_definition, point_in_time
 
 
 def grade(title, hint, **kw):
@@ -172,51 +170,19 @@ def test_nullable_values(impl):
 @grade("each row's stats must come from the last w strictly earlier rows of its entity",
        "window", timeout=60)
 def test_matches_definition(impl):
-    first_call(impl)
-
-    @settings(max_examples=60)
-    @given(count_cases())
-    def check(case):
-        df, window, min_periods = case
-        assert_frames_close(features(impl, df, window, min_periods=min_periods),
-                            expected(df, window, min_periods=min_periods))
-    check()
+    matches_definition(impl, count_cases())
 
 
 @grade("a row's features must equal those computed from only the rows up to its time",
        "leakage", timeout=60)
 def test_point_in_time(impl):
-    first_call(impl)
-
-    @settings(max_examples=25)
-    @given(count_cases())
-    def check(case):
-        df, window, min_periods = case
-        full = features(impl, df, window, min_periods=min_periods)
-        for t in df["time"].unique():
-            now = df.index[df["time"] == t]
-            past = features(impl, df[df["time"] <= t], window, min_periods=min_periods)
-            assert_frames_close(past.loc[now], full.loc[now])
-    check()
+    point_in_time(impl, count_cases())
 
 
 @grade("changing or deleting later rows must not change earlier features", "leakage",
        timeout=60)
 def test_later_rows_do_not_matter(impl):
-    first_call(impl)
-
-    @settings(max_examples=40)
-    @given(count_cases(), st.data())
-    def check(case, data):
-        df, window, min_periods = case
-        cut = data.draw(st.sampled_from(sorted(df["time"].unique())))
-        new = data.draw(st.lists(clean_values, min_size=len(df), max_size=len(df)))
-        keep = data.draw(st.lists(st.booleans(), min_size=1, max_size=len(df)))
-        changed = later_rows_changed(df, cut, new, keep)
-        now = df.index[df["time"] <= cut]
-        assert_frames_close(features(impl, changed, window, min_periods=min_periods).loc[now],
-                            features(impl, df, window, min_periods=min_periods).loc[now])
-    check()
+    later_rows_do_not_matter(impl, count_cases())
 
 
 @grade("results must match pandas' groupby().rolling(closed='left') on sorted, tie-free data",

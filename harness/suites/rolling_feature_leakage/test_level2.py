@@ -12,16 +12,15 @@ from .oracle import (
     START,
     STATS,
     assert_frames_close,
-    clean_values,
     expected,
     features,
     first_call,
     frames,
-    later_rows_changed,
     tie_free_frames,
     time_windows,
     with_pandas,
 )
+from .properties import later_rows_do_not_matter, matches_definition, point_in_time
 
 
 def grade(title, hint, **kw):
@@ -83,51 +82,19 @@ def test_time_window_min_periods(impl):
 @grade("each row's stats must come from its entity's rows in [t - window, t)", "window",
        timeout=60)
 def test_matches_definition(impl):
-    first_call(impl)
-
-    @settings(max_examples=60)
-    @given(time_cases())
-    def check(case):
-        df, window, min_periods = case
-        assert_frames_close(features(impl, df, window, min_periods=min_periods),
-                            expected(df, window, min_periods=min_periods))
-    check()
+    matches_definition(impl, time_cases())
 
 
 @grade("a row's time-window features must equal those computed from the rows up to its time",
        "leakage", timeout=60)
 def test_point_in_time(impl):
-    first_call(impl)
-
-    @settings(max_examples=25)
-    @given(time_cases())
-    def check(case):
-        df, window, min_periods = case
-        full = features(impl, df, window, min_periods=min_periods)
-        for t in df["time"].unique():
-            now = df.index[df["time"] == t]
-            past = features(impl, df[df["time"] <= t], window, min_periods=min_periods)
-            assert_frames_close(past.loc[now], full.loc[now])
-    check()
+    point_in_time(impl, time_cases())
 
 
 @grade("changing or deleting later rows must not change earlier time-window features",
        "leakage", timeout=60)
 def test_later_rows_do_not_matter(impl):
-    first_call(impl)
-
-    @settings(max_examples=40)
-    @given(time_cases(), st.data())
-    def check(case, data):
-        df, window, min_periods = case
-        cut = data.draw(st.sampled_from(sorted(df["time"].unique())))
-        new = data.draw(st.lists(clean_values, min_size=len(df), max_size=len(df)))
-        keep = data.draw(st.lists(st.booleans(), min_size=1, max_size=len(df)))
-        changed = later_rows_changed(df, cut, new, keep)
-        now = df.index[df["time"] <= cut]
-        assert_frames_close(features(impl, changed, window, min_periods=min_periods).loc[now],
-                            features(impl, df, window, min_periods=min_periods).loc[now])
-    check()
+    later_rows_do_not_matter(impl, time_cases())
 
 
 @grade("time windows must match pandas' groupby().rolling(closed='left') on sorted, tie-free "
