@@ -79,9 +79,14 @@ def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
         lines.append((f"  {run.import_error}", False))
     for level, (passed, total) in run.level_counts().items():
         lines.append((f"  {level_name(level):<9} {passed:>3}/{total:<3}", passed == total))
-        for r in [] if run.import_error else run.failures(level):
-            hint = f"  [hint: {r.hint}]" if r.hint else ""
-            lines.append((f"      ✗ {r.title} — {r.verdict}{hint}", False))
+        failures = [] if run.import_error else run.failures(level)
+        seen: dict[tuple, int] = {}  # parametrized cases share a title: say it once, counted
+        for r in failures:
+            seen[(r.title, r.verdict, r.hint)] = seen.get((r.title, r.verdict, r.hint), 0) + 1
+        for (title, verdict, hint), count in seen.items():
+            times = f" (×{count})" if count > 1 else ""
+            hint_text = f"  [hint: {hint}]" if hint else ""
+            lines.append((f"      ✗ {title}{times} — {verdict}{hint_text}", False))
     verdict = "PASSED" if run.passed else "FAILED"
     lines.append((f"  {verdict}: {run.hidden_passed}/{run.hidden_total} hidden tests, "
                   f"best level {run.best_level}", run.passed))
