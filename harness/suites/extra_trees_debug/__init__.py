@@ -1,0 +1,1 @@
+"""Hidden suite of the extra_trees_debug kata."""

@@ -1,0 +1,85 @@
+"""Seeded datasets and Hypothesis strategies the hidden suite runs on (NumPy only)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+
+def blobs(seed: int, n: int, d: int = 8, informative: int = 4, classes: int = 3,
+          flip: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Gaussian classes around random centres in `informative` features, the rest noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0.0, 1.5, (classes, informative))
+    y = rng.integers(0, classes, n)
+    X = rng.normal(0.0, 1.0, (n, d))
+    X[:, :informative] += centres[y]
+    noisy = rng.random(n) < flip
+    y[noisy] = rng.integers(0, classes, noisy.sum())
+    return X, y
+
+
+def rings(seed: int, n: int, d: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Two noisy concentric rings in the first two features, the rest noise: not linear."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    angle = rng.uniform(0, 2 * np.pi, n)
+    radius = 1.0 + y + rng.normal(0, 0.35, n)
+    X = rng.normal(0.0, 1.0, (n, d))
+    X[:, 0], X[:, 1] = radius * np.cos(angle), radius * np.sin(angle)
+    return X, y
+
+
+def noisy_stumps(seed: int, n: int = 400, noise: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Feature 0 carries the label (20% flipped); the others are heavy-tailed noise whose
+    extreme values make it easy to chip one or two pure rows off a node."""
+    rng = np.random.default_rng(seed)
+    x0 = rng.uniform(-1, 1, n)
+    y = (x0 > 0).astype(int)
+    flip = rng.random(n) < 0.2
+    y[flip] = 1 - y[flip]
+    return np.column_stack([x0, rng.standard_cauchy((n, noise))]), y
+
+
+def smooth(seed: int, n: int, d: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """A smooth regression target of the first two features, the rest noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, (n, d))
+    return X, np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] ** 2
+
+
+def accuracy(model, X, y) -> float:
+    return float(np.mean(model.predict(X) == y))
+
+
+def r2(y, pred) -> float:
+    return 1.0 - float(np.sum((y - pred) ** 2) / np.sum((y - np.mean(y)) ** 2))
+
+
+# Feature values: small integers (so duplicates and constant features are common) or floats.
+values = st.one_of(st.integers(-3, 3).map(float),
+                   st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False))
+
+
+@st.composite
+def datasets(draw, max_rows: int = 30, max_features: int = 4, max_classes: int = 4,
+             consistent: bool = False):
+    """(X, y): y in 1..max_classes distinct labels; with `consistent`, equal rows share a label."""
+    n = draw(st.integers(1, max_rows))
+    d = draw(st.integers(1, max_features))
+    X = draw(hnp.arrays(np.float64, (n, d), elements=values))
+    labels = st.integers(0, max_classes - 1)
+    if consistent:
+        by_row = {}
+        y = np.array([by_row.setdefault(tuple(r), draw(labels)) for r in X.tolist()])
+    else:
+        y = np.array(draw(st.lists(labels, min_size=n, max_size=n)))
+    return X, y
+
+
+forest_settings = st.fixed_dictionaries({
+    "n_estimators": st.integers(1, 5),
+    "max_features": st.sampled_from(["sqrt", "log2", None, 1, 0.5, 1.0]),
+    "random_state": st.integers(0, 2**16),
+})

@@ -1,0 +1,186 @@
+"""Level 2: hyper-parameters, awkward inputs and bad input."""
+
+import numpy as np
+import pytest
+
+from .data import accuracy, blobs
+
+
+def grade(title, hint, **kw):
+    return pytest.mark.grade(level=2, title=title, hint=hint, **kw)
+
+
+@grade("a node holding exactly min_samples_split rows must be split", hint="stopping")
+def test_min_samples_split_boundary(impl):
+    X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]
+    split = impl.ExtraTreesClassifier(n_estimators=5, min_samples_split=4, random_state=0) \
+        .fit(X, y).predict_proba(X)
+    assert not np.allclose(split[0], split[3])  # 4 rows: the root splits
+    leaf = impl.ExtraTreesClassifier(n_estimators=5, min_samples_split=5, random_state=0) \
+        .fit(X, y).predict_proba(X)
+    assert np.allclose(leaf, 0.5)  # fewer than 5 rows: the root is a leaf
+
+
+@grade("max_depth must bound every tree's depth, and trees must grow down to it", hint="stopping")
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_max_depth(impl, depth):
+    rng = np.random.default_rng(depth)
+    X, y = rng.normal(size=(300, 3)), rng.integers(0, 6, 300)  # random labels: nodes stay impure
+    leaves = []  # distinct leaf values of single trees, over the training rows
+    for seed in range(6):
+        tree = impl.ExtraTreesClassifier(n_estimators=1, max_depth=depth, max_features=None,
+                                         random_state=seed).fit(X, y)
+        leaves.append(len(np.unique(tree.predict_proba(X).round(12), axis=0)))
+    # At most 2^depth leaves; and more than 2^(depth - 1), so the last level was grown.
+    assert max(leaves) <= 2**depth and max(leaves) > 2 ** (depth - 1), leaves
+
+
+@grade("a label column of shape (n, 1) must train the same forest as a 1-D label array",
+       hint="shapes")
+def test_label_column(impl):
+    X, y = blobs(3, 200, classes=3)
+    flat = impl.ExtraTreesClassifier(n_estimators=5, random_state=0).fit(X, y)
+    column = impl.ExtraTreesClassifier(n_estimators=5, random_state=0).fit(X, y.reshape(-1, 1))
+    assert list(column.classes_) == list(flat.classes_)
+    assert np.array_equal(column.predict_proba(X), flat.predict_proba(X))
+    assert np.array_equal(column.predict(X), flat.predict(X))
+
+
+@grade("lists must train the same forest as NumPy arrays", hint="inputs")
+def test_lists(impl):
+    X, y = blobs(4, 120, d=3, informative=2, classes=2)
+    arrays = impl.ExtraTreesClassifier(n_estimators=5, random_state=1).fit(X, y)
+    lists = impl.ExtraTreesClassifier(n_estimators=5, random_state=1).fit(X.tolist(), y.tolist())
+    assert np.array_equal(lists.predict_proba(X.tolist()), arrays.predict_proba(X))
+
+
+@grade("the caller's X and y must not be modified", hint="inputs")
+def test_inputs_untouched(impl):
+    X, y = blobs(5, 150, d=4, informative=2, classes=3)
+    X_f = np.asfortranarray(X)
+    copies = X.copy(), y.copy()
+    model = impl.ExtraTreesClassifier(n_estimators=5, random_state=0).fit(X_f, y)
+    model.predict(X_f)
+    model.predict_proba(X)
+    assert np.array_equal(X_f, copies[0]) and np.array_equal(X, copies[0])
+    assert np.array_equal(y, copies[1])
+
+
+@grade("constant features must not stop a tree from splitting on the others", hint="features")
+def test_constant_features(impl):
+    rng = np.random.default_rng(6)
+    useful = rng.normal(size=(150, 2))
+    y = (useful[:, 0] + useful[:, 1] > 0).astype(int)
+    X = np.hstack([np.full((150, 6), 7.0), useful, np.zeros((150, 4))])
+    model = impl.ExtraTreesClassifier(n_estimators=5, max_features=1, random_state=0).fit(X, y)
+    assert np.array_equal(model.predict(X), y)
+
+
+@grade("a node whose features are all constant must be a leaf with the class frequencies",
+       hint="features")
+def test_all_features_constant(impl):
+    X, y = np.ones((6, 3)), ["b", "a", "a", "b", "a", "a"]
+    model = impl.ExtraTreesClassifier(n_estimators=3, random_state=0).fit(X, y)
+    assert np.allclose(model.predict_proba([[1, 1, 1], [5, -5, 0]]), [[2 / 3, 1 / 3]] * 2)
+    assert list(model.predict([[1, 1, 1]])) == ["a"]
+
+
+@grade("values one float step apart must still be split, and a value equal to the threshold "
+       "must go left", hint="thresholds")
+@pytest.mark.parametrize("low", [1.0, 1e16, -3.5, 0.0])
+def test_adjacent_floats(impl, low):
+    high = np.nextafter(low, np.inf)
+    X, y = np.array([[low], [high], [low], [high], [high]]), np.array([0, 1, 0, 1, 1])
+    model = impl.ExtraTreesClassifier(n_estimators=5, random_state=0).fit(X, y)
+    assert np.array_equal(model.predict(X), y)
+    assert np.allclose(model.predict_proba([[low], [high]]), [[1, 0], [0, 1]])
+
+
+def stump_accuracy(impl, max_features) -> float:
+    """Mean accuracy of single stumps over 24 seeds, on one useful feature among 16."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 16))
+    X[:, 0] = rng.uniform(-1, 1, 300)
+    y = (X[:, 0] > 0).astype(int)
+    grid = np.zeros((400, 16))
+    grid[:, 0] = np.linspace(-1, 1, 400)
+    return float(np.mean([
+        accuracy(impl.ExtraTreesClassifier(n_estimators=1, max_depth=1, max_features=max_features,
+                                           random_state=seed).fit(X, y), grid, grid[:, 0] > 0)
+        for seed in range(24)]))
+
+
+@grade("max_features must set how many features a node compares: 1 means one, 1.0 and None "
+       "mean all", hint="features")
+def test_max_features(impl):
+    every = [stump_accuracy(impl, m) for m in (None, 1.0, 16)]
+    one = stump_accuracy(impl, 1)
+    # A stump that sees feature 0 scores 0.75 on average; one that does not, 0.5.
+    assert min(every) >= 0.65, every
+    assert one <= 0.6, one
+
+
+@grade("every accepted form of max_features must train a working forest", hint="features")
+@pytest.mark.parametrize("max_features", ["sqrt", "log2", None, 1, 3, 0.01, 0.5, 1.0])
+def test_max_features_forms(impl, max_features):
+    X, y = blobs(8, 200, d=5, informative=3, classes=2)
+    model = impl.ExtraTreesClassifier(n_estimators=5, max_features=max_features,
+                                      random_state=0).fit(X, y)
+    proba = model.predict_proba(X)
+    assert proba.shape == (200, 2) and np.allclose(proba.sum(axis=1), 1.0)
+    assert set(model.predict(X).tolist()) <= {0, 1}
+
+
+X4, Y4 = np.arange(8.0).reshape(4, 2), np.array([0, 1, 0, 1])
+FIT_ERRORS = [
+    ("X 1-D", np.arange(4.0), Y4, {}),
+    ("X 3-D", np.zeros((4, 2, 1)), Y4, {}),
+    ("y with two columns", X4, np.zeros((4, 2)), {}),
+    ("X and y of different lengths", X4, Y4[:3], {}),
+    ("no samples", np.empty((0, 2)), np.array([]), {}),
+    ("no features", np.empty((4, 0)), Y4, {}),
+    ("NaN in X", np.where(X4 == 3, np.nan, X4), Y4, {}),
+    ("infinity in X", np.where(X4 == 3, -np.inf, X4), Y4, {}),
+    ("n_estimators=0", X4, Y4, {"n_estimators": 0}),
+    ("min_samples_split=1", X4, Y4, {"min_samples_split": 1}),
+    ("max_depth=0", X4, Y4, {"max_depth": 0}),
+    ("max_features='auto'", X4, Y4, {"max_features": "auto"}),
+    ("max_features=0", X4, Y4, {"max_features": 0}),
+    ("max_features=0.0", X4, Y4, {"max_features": 0.0}),
+    ("max_features=1.5", X4, Y4, {"max_features": 1.5}),
+    ("max_features=3 with 2 features", X4, Y4, {"max_features": 3}),
+]
+
+
+@grade("fit must raise ValueError for bad data or hyper-parameters", hint="errors")
+@pytest.mark.parametrize("X, y, params", [c[1:] for c in FIT_ERRORS],
+                         ids=[c[0] for c in FIT_ERRORS])
+def test_fit_errors(impl, X, y, params):
+    model = impl.ExtraTreesClassifier(**{"n_estimators": 2, **params})  # checked in fit
+    with pytest.raises(ValueError):
+        model.fit(X, y)
+
+
+PREDICT_ERRORS = [
+    ("NaN in X", [[0.0, np.nan]]),
+    ("infinity in X", [[np.inf, 0.0]]),
+    ("three features instead of two", [[0.0, 1.0, 2.0]]),
+    ("one feature instead of two", [[0.0]]),
+    ("X 1-D", [0.0, 1.0]),
+]
+
+
+@grade("predict and predict_proba must raise ValueError for bad X", hint="errors")
+@pytest.mark.parametrize("X", [c[1] for c in PREDICT_ERRORS], ids=[c[0] for c in PREDICT_ERRORS])
+@pytest.mark.parametrize("method", ["predict", "predict_proba"])
+def test_predict_errors(impl, X, method):
+    model = impl.ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X4, Y4)
+    with pytest.raises(ValueError):
+        getattr(model, method)(X)
+
+
+@grade("predicting before fit must raise ValueError", hint="errors")
+@pytest.mark.parametrize("method", ["predict", "predict_proba"])
+def test_predict_before_fit(impl, method):
+    with pytest.raises(ValueError):
+        getattr(impl.ExtraTreesClassifier(), method)(X4)
