@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test docs
+.PHONY: setup demo test docs bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,3 +29,8 @@ test: setup
 
 docs: setup
 	$(BIN)/mkdocs serve
+
+# Regenerates the figures the docs show: every kata's benchmark, then the ToyLM's (CPU).
+bench: setup
+	for kata in $$(ls katas); do $(BIN)/kata bench $$kata --out docs/benchmarks || exit 1; done
+	$(BIN)/python -m harness.toylm.bench --device cpu --out docs/benchmarks/toylm.md

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 from datetime import date
 from pathlib import Path
@@ -21,6 +22,6 @@ class Table:
         return "\n".join(lines)
 
     def save(self, path: Path, title: str) -> None:
-        stamp = f"{date.today().isoformat()}, {platform.machine()}, {platform.processor() or ''}"
-        Path(path).write_text(f"# {title}\n\nMeasured {stamp.strip(', ')}.\n\n"
+        stamp = f"{date.today().isoformat()}, {platform.machine()} CPU, {os.cpu_count()} cores"
+        Path(path).write_text(f"# {title}\n\nMeasured {stamp}.\n\n"
                               f"{self.markdown()}\n", encoding="utf-8")

@@ -162,7 +162,7 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
                       f"{calls['static'] / bound:.3f}", "1.00x",
                       f"{timed_tokens / secs_s:,.0f}", "-")
     if out is not None:
-        plot(occupancy, Path(out) / "slot_occupancy.png")
+        plot(occupancy, Path(out) / "slot_refill_decoder-occupancy.png")
     return table
 
 
