@@ -1,0 +1,1 @@
+"""Hidden suite of the sync_batch_scheduler kata."""

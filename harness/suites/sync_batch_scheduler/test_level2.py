@@ -1,0 +1,317 @@
+"""Level 2: a failing run_batch, backpressure, close, and bad settings."""
+
+import math
+import sys
+import threading
+import time
+
+import pytest
+
+from .fakes import WAIT_S, Caller, Recorder, close_soon, scheduler, submit_in_order, wait_until
+
+
+def grade(title, hint, timeout=None):
+    return pytest.mark.grade(level=2, title=title, hint=hint, timeout=timeout)
+
+
+class Boom(Exception):
+    pass
+
+
+def poisoned(requests):
+    return Boom("bad batch") if "poison" in requests else None
+
+
+@grade("when run_batch raises, every caller in that batch must get its exception", hint="errors",
+       timeout=6)
+def test_error_reaches_every_caller(impl):
+    rec = Recorder(gated=True, fail=poisoned)
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0) as s:
+        x = Caller(s, "x")
+        rec.wait_calls(1)
+        callers = submit_in_order(s, ["a", "poison", "b"])
+        rec.release()
+        assert x.result() == ("done", "x")
+        for c in callers:
+            c.join()
+            assert isinstance(c.error, Boom) and str(c.error) == "bad batch", c.error
+        assert rec.batches == [["x"], ["a", "poison", "b"]]
+
+
+@grade("the scheduler must keep serving after run_batch raises", hint="errors", timeout=6)
+def test_keeps_serving_after_error(impl):
+    rec = Recorder(fail=poisoned)
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0) as s:
+        for _ in range(2):
+            assert isinstance(Caller(s, "poison").join().error, Boom)
+            assert Caller(s, "fine").result() == ("done", "fine")
+
+
+def short(requests):
+    return [("done", r) for r in requests][:-1]
+
+
+def long(requests):
+    return [("done", r) for r in requests] + ["extra"]
+
+
+def missing(requests):
+    return None
+
+
+@grade("a wrong number of responses must raise RuntimeError naming both counts", hint="count",
+       timeout=8)
+@pytest.mark.parametrize("answer,got", [(short, "2"), (long, "4"), (missing, "None")],
+                         ids=["short", "long", "none"])
+def test_wrong_response_count(impl, answer, got):
+    rec = Recorder(gated=True, answer=lambda reqs: answer(reqs) if len(reqs) == 3 else
+                   [("done", r) for r in reqs])
+    with scheduler(impl, rec, max_batch_size=3, max_wait_ms=0) as s:
+        x = Caller(s, "x")
+        rec.wait_calls(1)
+        callers = submit_in_order(s, ["a", "b", "c"])
+        rec.release()
+        x.result()
+        for c in callers:
+            c.join()
+            assert isinstance(c.error, RuntimeError), c.error
+            message = str(c.error)
+            assert "3" in message and got in message, message
+        assert Caller(s, "after").result() == ("done", "after")
+
+
+@grade("a submit that finds the queue full must be refused at once, leaving the queue as it was",
+       hint="backpressure", timeout=6)
+def test_queue_full(impl):
+    rec = Recorder(gated=True)
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0, max_queue_size=2) as s:
+        x = Caller(s, "x")
+        rec.wait_calls(1)
+        # 'x' is in flight, not waiting: two more still fit.
+        callers = submit_in_order(s, ["a", "b"])
+        refused = Caller(s, "c").join(timeout=2)
+        assert isinstance(refused.error, impl.QueueFullError), refused.error
+        assert s.queue_depth == 2
+        rec.release()
+        for c in [x, *callers]:
+            c.result()
+        assert Caller(s, "d").result() == ("done", "d")
+        assert rec.batches == [["x"], ["a", "b"], ["d"]]
+
+
+def contend(impl, batches: int, seconds: float) -> tuple[list, list]:
+    """8 threads submit back to back against max_queue_size=1, retrying at once when refused,
+    until `batches` batches ran or one held more than one request. Returns (oversized, wrong)."""
+    sizes, oversized, wrong = [], [], []
+
+    def run_batch(requests):
+        sizes.append(len(requests))
+        if len(requests) > 1:  # a batch only holds requests that were all waiting at once
+            oversized.append(len(requests))
+        return [("done", r) for r in requests]
+
+    with scheduler(impl, run_batch, max_batch_size=64, max_wait_ms=1, max_queue_size=1) as s:
+        deadline = time.monotonic() + seconds
+
+        def client(i):
+            while len(sizes) < batches and not oversized and time.monotonic() < deadline:
+                try:
+                    if s.submit(i) != ("done", i):
+                        wrong.append(i)
+                except impl.QueueFullError:
+                    time.sleep(0)  # retry at once: every refill of the queue is contested
+
+        threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(deadline - time.monotonic() + WAIT_S)
+            assert not t.is_alive(), "a submit never returned"
+    return oversized, wrong
+
+
+@grade("concurrent submits must never let more than max_queue_size requests wait",
+       hint="backpressure", timeout=40)
+def test_queue_limit_under_contention(impl):
+    # Each refill of the queue is a chance for a check-then-append race. Races cluster where
+    # fresh threads first pile in, so many short rounds beat one long one.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: races show up
+    try:
+        for _ in range(20):
+            oversized, wrong = contend(impl, batches=100, seconds=3)
+            assert not oversized, f"a batch of {oversized[0]} with max_queue_size=1"
+            assert not wrong
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def close_race_once(impl, clients=8):
+    s = impl.BatchScheduler(Recorder(), max_batch_size=4, max_wait_ms=0)
+    running, wrong = threading.Barrier(clients + 1), []
+
+    def client(tid):
+        running.wait(WAIT_S)
+        for k in range(10**6):
+            try:
+                if s.submit((tid, k)) != ("done", (tid, k)):
+                    wrong.append((tid, k))
+            except impl.SchedulerClosedError:
+                return
+
+    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
+    for t in threads:
+        t.start()
+    running.wait(WAIT_S)
+    time.sleep(0.01)
+    close_soon(s)
+    for t in threads:
+        t.join(WAIT_S)
+        assert not t.is_alive(), "a submit racing with close() was neither answered nor refused"
+    assert not wrong
+
+
+@grade("a submit racing with close must be answered or refused, never stranded", hint="close",
+       timeout=20)
+def test_submit_racing_close(impl):
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(20):
+            close_race_once(impl)
+    finally:
+        sys.setswitchinterval(interval)
+
+
+@grade("close must answer every waiting request at once, in batches of at most "
+       "max_batch_size", hint="close", timeout=6)
+def test_close_flushes(impl):
+    rec = Recorder(gated=True)
+    with scheduler(impl, rec, max_batch_size=2, max_wait_ms=math.inf) as s:
+        first = [Caller(s, "x1"), Caller(s, "x2")]
+        rec.wait_calls(1)
+        callers = submit_in_order(s, [f"r{i}" for i in range(5)])
+        closer = threading.Thread(target=s.close, daemon=True)
+        closer.start()
+        rec.release()
+        closer.join(WAIT_S)
+        assert not closer.is_alive(), "close() never returned"
+        for c in [*first, *callers]:
+            assert c.result() == ("done", c.request)
+        assert [sorted(b) for b in rec.batches[:1]] == [["x1", "x2"]]
+        assert rec.batches[1:] == [["r0", "r1"], ["r2", "r3"], ["r4"]]
+
+
+@grade("close must not wait out max_wait_ms before answering waiting requests", hint="close",
+       timeout=6)
+def test_close_does_not_wait(impl):
+    rec = Recorder()
+    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=60_000) as s:
+        callers = submit_in_order(s, ["a", "b", "c"])
+        started = time.monotonic()
+        close_soon(s)
+        assert time.monotonic() - started < 2.0
+        for c in callers:
+            assert c.result(timeout=0.5) == ("done", c.request)
+        assert rec.batches == [["a", "b", "c"]]
+
+
+@grade("close must return only after the batch in flight is answered and the worker has "
+       "stopped", hint="close", timeout=6)
+def test_close_waits_for_worker(impl):
+    rec = Recorder(gated=True)
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0) as s:
+        x = Caller(s, "x")
+        call = rec.wait_calls(1)[0]
+        a = submit_in_order(s, ["a"])[0]
+        closer = threading.Thread(target=s.close, daemon=True)
+        closer.start()
+        time.sleep(0.3)
+        assert closer.is_alive(), "close() returned while a request was still unanswered"
+        rec.release()
+        closer.join(WAIT_S)
+        assert not closer.is_alive(), "close() never returned"
+        assert not call.thread.is_alive(), "the worker thread is still running after close()"
+        assert x.result() == ("done", "x") and a.result() == ("done", "a")
+
+
+@grade("submit after close must raise SchedulerClosedError, and close twice must be harmless",
+       hint="close", timeout=5)
+def test_submit_after_close(impl):
+    rec = Recorder()
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0) as s:
+        assert Caller(s, "a").result() == ("done", "a")
+        close_soon(s)
+        close_soon(s)
+        assert isinstance(Caller(s, "b").join().error, impl.SchedulerClosedError)
+    assert rec.batches == [["a"]]
+
+
+@grade("leaving a with block must close the scheduler", hint="close", timeout=5)
+def test_context_manager(impl):
+    rec = Recorder()
+    with impl.BatchScheduler(rec, max_batch_size=4, max_wait_ms=math.inf) as s:
+        a = Caller(s, "a")
+        wait_until(lambda: s.queue_depth == 1, "queue_depth == 1")
+    assert a.result(timeout=1) == ("done", "a")
+    assert isinstance(Caller(s, "b").join().error, impl.SchedulerClosedError)
+
+
+@grade("a closed scheduler must say so even when its queue is full", hint="close", timeout=8)
+def test_closed_wins_over_full(impl):
+    rec = Recorder(gated=True)
+    with scheduler(impl, rec, max_batch_size=1, max_wait_ms=0, max_queue_size=1) as s:
+        x = Caller(s, "x")
+        rec.wait_calls(1)
+        a = submit_in_order(s, ["a"])[0]
+        closer = threading.Thread(target=s.close, daemon=True)
+        closer.start()  # blocks until 'x' is released; the queue stays full meanwhile
+        deadline = time.monotonic() + 2.0
+        while True:
+            error = Caller(s, "late").join().error
+            if isinstance(error, impl.SchedulerClosedError) or time.monotonic() > deadline:
+                break
+            assert isinstance(error, impl.QueueFullError), error
+            time.sleep(0.005)
+        assert isinstance(error, impl.SchedulerClosedError), error
+        rec.release()
+        closer.join(WAIT_S)
+        assert x.result() == ("done", "x") and a.result() == ("done", "a")
+
+
+def identity(requests):
+    return list(requests)
+
+
+BAD = [
+    pytest.param(dict(max_batch_size=0), "max_batch_size", id="batch-0"),
+    pytest.param(dict(max_batch_size=-3), "max_batch_size", id="batch-negative"),
+    pytest.param(dict(max_wait_ms=-1), "max_wait_ms", id="wait-negative"),
+    pytest.param(dict(max_queue_size=0), "max_queue_size", id="queue-0"),
+    pytest.param(dict(run_batch=None), "run_batch", id="run-batch-none"),
+    pytest.param(dict(run_batch=[1, 2]), "run_batch", id="run-batch-list"),
+    pytest.param(dict(latency_budget_ms=100), "estimate_batch_ms", id="budget-alone"),
+    pytest.param(dict(estimate_batch_ms=lambda n: 1.0), "latency_budget_ms", id="estimate-alone"),
+]
+
+
+@grade("bad settings must raise ValueError naming the setting", hint="validation", timeout=5)
+@pytest.mark.parametrize("override,name", BAD)
+def test_bad_settings(impl, override, name):
+    settings = dict(run_batch=identity, max_batch_size=4, max_wait_ms=5) | override
+    run_batch = settings.pop("run_batch")
+    with pytest.raises(ValueError, match=name):
+        impl.BatchScheduler(run_batch, **settings)
+
+
+@grade("edge settings that are allowed must be accepted", hint="validation", timeout=5)
+@pytest.mark.parametrize("override", [
+    dict(max_batch_size=1, max_wait_ms=0),
+    dict(max_batch_size=1, max_wait_ms=math.inf),
+    dict(max_queue_size=1),
+    dict(latency_budget_ms=100, estimate_batch_ms=lambda n: 1.0),
+], ids=["batch-1-wait-0", "wait-inf", "queue-1", "budget-pair"])
+def test_allowed_settings(impl, override):
+    settings = dict(max_batch_size=4, max_wait_ms=5) | override
+    with scheduler(impl, identity, **settings) as s:
+        assert Caller(s, "a").result() == "a"
