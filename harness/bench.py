@@ -8,6 +8,16 @@ from datetime import date
 from pathlib import Path
 
 
+def pyplot():
+    """matplotlib.pyplot on the file-only Agg backend, imported late: only plots need it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 class Table:
     def __init__(self, *columns: str) -> None:
         self.columns = columns

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.bench import Table
+from harness.bench import Table, pyplot
 
 
 def _run(cls, n_trees: int, X, y, X_test, y_test) -> tuple[float, float, float]:
@@ -54,10 +54,7 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
 
 
 def _plot(results, out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     out.mkdir(parents=True, exist_ok=True)
     labels = [f"{n} trees" for n, _, _ in results]

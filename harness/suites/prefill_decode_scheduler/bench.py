@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from harness.bench import Table
+from harness.bench import Table, pyplot
 
 BUDGET = 512
 BLOCK_SIZE = 16
@@ -79,10 +79,7 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
 
 
 def _plot(results, out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     out.mkdir(parents=True, exist_ok=True)
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.bench import Table
+from harness.bench import Table, pyplot
 from harness.fakes import FakeSlotModel, HashModel
 
 REQUESTS, CAP, CPU_TIMED = 2000, 256, 256
@@ -111,10 +111,7 @@ def timed_model(quick: bool):
 
 
 def plot(occupancy: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(len(BATCH_SIZES), 1, figsize=(10, 3.2 * len(BATCH_SIZES)))
     for ax, b in zip(np.atleast_1d(axes), BATCH_SIZES, strict=True):

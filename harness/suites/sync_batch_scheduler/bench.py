@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.bench import Table
+from harness.bench import Table, pyplot
 
 FIXED_MS, PER_ITEM_MS, MAX_BATCH = 5.0, 0.1, 32
 LOADS = {"light": 300.0, "heavy": 2000.0}  # arrivals per second
@@ -123,10 +123,7 @@ def row(table: Table, scenario: str, wait: object, run: Run, note: str = "") -> 
 
 
 def plot(sweeps: dict[str, list[tuple[float, Run]]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for load, runs in sweeps.items():
