@@ -166,3 +166,18 @@ def scheduler(impl, run_batch, **settings) -> Iterator[Any]:
         if isinstance(run_batch, Recorder):
             run_batch.release()
         close_soon(s)
+
+
+def check_oldest_leaves_600ms_after_its_submit(impl, **settings) -> None:
+    """A second request arrives 450 ms after the first. A wait measured from that arrival, or
+    restarted by it, would end 1.05 s after the first submit or later: far from 0.6 s."""
+    rec = Recorder()
+    with scheduler(impl, rec, **settings) as s:
+        first = Caller(s, "first")
+        seen = wait_depth(s, 1)
+        time.sleep(0.450)
+        second = Caller(s, "second")
+        call = rec.wait_calls(1)[0]
+        assert first.before + 0.600 - EARLY_S <= call.at <= seen + 0.600 + 0.400
+        assert "first" in call.requests
+        first.result(), second.result()

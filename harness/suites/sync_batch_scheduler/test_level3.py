@@ -1,11 +1,18 @@
 """Level 3: a latency budget that counts the estimated run time of the batch as it would go."""
 
 import math
-import time
 
 import pytest
 
-from .fakes import EARLY_S, Caller, Recorder, scheduler, submit_in_order, wait_depth
+from .fakes import (
+    EARLY_S,
+    Caller,
+    Recorder,
+    check_oldest_leaves_600ms_after_its_submit,
+    scheduler,
+    submit_in_order,
+    wait_depth,
+)
 
 
 def grade(title, hint, timeout=None):
@@ -49,18 +56,10 @@ def test_bigger_batch_leaves_sooner(impl):
 
 @grade("the budget must count from the oldest request's own submit", hint="budget", timeout=6)
 def test_budget_counts_from_oldest(impl):
-    rec = Recorder()
     # 1000 ms budget, 400 ms estimate: the oldest leaves 600 ms after its submit.
-    with scheduler(impl, rec, max_batch_size=16, max_wait_ms=math.inf, latency_budget_ms=1000,
-                   estimate_batch_ms=lambda n: 400.0) as s:
-        first = Caller(s, "first")
-        seen = wait_depth(s, 1)
-        time.sleep(0.450)
-        second = Caller(s, "second")
-        call = rec.wait_calls(1)[0]
-        assert first.before + 0.600 - EARLY_S <= call.at <= seen + 0.600 + 0.400
-        assert "first" in call.requests
-        first.result(), second.result()
+    check_oldest_leaves_600ms_after_its_submit(
+        impl, max_batch_size=16, max_wait_ms=math.inf, latency_budget_ms=1000,
+        estimate_batch_ms=lambda n: 400.0)
 
 
 @grade("max_wait_ms must still apply alongside a latency budget", hint="budget", timeout=6)
