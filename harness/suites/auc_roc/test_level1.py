@@ -2,15 +2,14 @@
 
 import numpy as np
 import pandas as pd
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.marks import level
+
 from .oracle import close, distinct_scores, pairwise_auc, samples
 
-
-def grade(title, hint):
-    return pytest.mark.grade(level=1, title=title, hint=hint)
+grade = level(1)
 
 
 @grade("AUC must equal the share of positive-negative pairs ranked correctly", "pairs")

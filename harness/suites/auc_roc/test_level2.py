@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 
+from harness.marks import level
+
 from .oracle import close, counting_curve, samples, sklearn_metrics
 
-
-def grade(title, hint="curve"):
-    return pytest.mark.grade(level=2, title=title, hint=hint)
+grade = level(2, "curve")
 
 
 EXAMPLE = ([0, 1, 1, 0, 1, 0, 1], [0.1, 0.9, 0.4, 0.4, 0.7, 0.7, 0.2])

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 
+from harness.marks import level
+
 from .oracle import close, counting_curve, pairwise_auc, samples, sklearn_metrics
 
-
-def grade(title, hint, **kw):
-    return pytest.mark.grade(level=3, title=title, hint=hint, **kw)
+grade = level(3)
 
 
 @grade("weighted AUC must equal the weighted share of correctly ranked pairs", "weights")

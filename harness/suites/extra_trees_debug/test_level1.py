@@ -7,11 +7,11 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from harness.marks import level
+
 from .data import accuracy, blobs, datasets, forest_settings, noisy_stumps, rings
 
-
-def grade(title, hint, **kw):
-    return pytest.mark.grade(level=1, title=title, hint=hint, **kw)
+grade = level(1)
 
 
 def examples(n: int):

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
+from harness.marks import level
+
 from .data import accuracy, blobs
 
-
-def grade(title, hint, **kw):
-    return pytest.mark.grade(level=2, title=title, hint=hint, **kw)
+grade = level(2)
 
 
 @grade("a node holding exactly min_samples_split rows must be split", hint="stopping")

@@ -2,12 +2,12 @@
 
 import pytest
 
+from harness.marks import level
+
 from .machine import configs, run_machine
 from .scenario import EMPTY, P, make, run
 
-
-def grade(title, hint, **kw):
-    return pytest.mark.grade(level=1, title=title, hint=hint, **kw)
+grade = level(1)
 
 
 # ---- exact scenarios, one rule each ----------------------------------------------------------

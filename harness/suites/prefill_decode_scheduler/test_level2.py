@@ -1,13 +1,12 @@
 """Level 2: chunked prefill."""
 
-import pytest
+
+from harness.marks import level
 
 from .machine import ALL_CHECKS, configs, run_machine
 from .scenario import P, make, run
 
-
-def grade(title, hint, **kw):
-    return pytest.mark.grade(level=2, title=title, hint=hint, **kw)
+grade = level(2)
 
 
 def chunked(impl, budget, requests, **kw):

@@ -2,12 +2,12 @@
 
 import pytest
 
+from harness.marks import level
+
 from .machine import ALL_CHECKS, configs, run_machine
 from .scenario import P, make, run
 
-
-def grade(title, hint, **kw):
-    return pytest.mark.grade(level=3, title=title, hint=hint, **kw)
+grade = level(3)
 
 
 def paged(impl, budget, requests, num_kv_blocks, block_size, **kw):

@@ -3,9 +3,10 @@
 import math
 
 import pandas as pd
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from harness.marks import level
 
 from .oracle import (
     START,
@@ -20,9 +21,7 @@ from .oracle import (
 )
 from .properties import later_rows_do_not_matter, matches_definition, point_in_time
 
-
-def grade(title, hint, **kw):
-    return pytest.mark.grade(level=1, title=title, hint=hint, **kw)
+grade = level(1)
 
 
 @st.composite

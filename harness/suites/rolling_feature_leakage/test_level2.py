@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.marks import level
+
 from .oracle import (
     START,
     STATS,
@@ -22,9 +24,7 @@ from .oracle import (
 )
 from .properties import later_rows_do_not_matter, matches_definition, point_in_time
 
-
-def grade(title, hint, **kw):
-    return pytest.mark.grade(level=2, title=title, hint=hint, **kw)
+grade = level(2)
 
 
 @st.composite

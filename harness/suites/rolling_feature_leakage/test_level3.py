@@ -4,11 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from harness.marks import level
+
 from .pipelines import CLEAN, KEYS, LEAKY, event_log, own_value, point_in_time_mean
 
-
-def grade(title, hint, **kw):
-    return pytest.mark.grade(level=3, title=title, hint=hint, **kw)
+grade = level(3)
 
 
 DF = event_log()

@@ -1,9 +1,9 @@
 """Level 1: slots refilled from a FIFO queue, stop token and max_tokens, callbacks."""
 
-import pytest
 from hypothesis import given
 
 from harness.fakes import HashModel, Recorder, ScriptedModel
+from harness.marks import level
 
 from .helpers import (
     TAG,
@@ -18,9 +18,7 @@ from .helpers import (
     workloads,
 )
 
-
-def grade(title, hint, timeout=None):
-    return pytest.mark.grade(level=1, title=title, hint=hint, timeout=timeout)
+grade = level(1)
 
 
 def engine(impl, plans, batch_size, limit=50):

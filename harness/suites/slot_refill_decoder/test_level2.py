@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given
 
 from harness.fakes import HashModel, Recorder, ScriptedModel
+from harness.marks import level
 
 from .helpers import (
     TAG,
@@ -18,9 +19,7 @@ from .helpers import (
     workloads,
 )
 
-
-def grade(title, hint, timeout=None):
-    return pytest.mark.grade(level=2, title=title, hint=hint, timeout=timeout)
+grade = level(2)
 
 
 def finish(impl, specs, plans, batch_size=1):

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given
 
 from harness.fakes import HashModel, ScriptedModel
+from harness.marks import level
 
 from .helpers import (
     TAG,
@@ -16,9 +17,7 @@ from .helpers import (
     workloads,
 )
 
-
-def grade(title, hint, timeout=None):
-    return pytest.mark.grade(level=3, title=title, hint=hint, timeout=timeout)
+grade = level(3)
 
 
 def run_slots(impl, specs, batch_size, model):

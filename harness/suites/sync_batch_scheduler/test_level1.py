@@ -5,9 +5,10 @@ import statistics
 import threading
 import time
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from harness.marks import level
 
 from .fakes import (
     EARLY_S,
@@ -19,9 +20,7 @@ from .fakes import (
     wait_depth,
 )
 
-
-def grade(title, hint, timeout=None):
-    return pytest.mark.grade(level=1, title=title, hint=hint, timeout=timeout)
+grade = level(1)
 
 
 # First, so a scheduler that never dispatches a lone request costs seconds, not the whole run.

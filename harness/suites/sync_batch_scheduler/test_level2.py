@@ -7,11 +7,11 @@ import time
 
 import pytest
 
+from harness.marks import level
+
 from .fakes import WAIT_S, Caller, Recorder, close_soon, scheduler, submit_in_order, wait_until
 
-
-def grade(title, hint, timeout=None):
-    return pytest.mark.grade(level=2, title=title, hint=hint, timeout=timeout)
+grade = level(2)
 
 
 class Boom(Exception):

@@ -2,7 +2,7 @@
 
 import math
 
-import pytest
+from harness.marks import level
 
 from .fakes import (
     EARLY_S,
@@ -14,9 +14,7 @@ from .fakes import (
     wait_depth,
 )
 
-
-def grade(title, hint, timeout=None):
-    return pytest.mark.grade(level=3, title=title, hint=hint, timeout=timeout)
+grade = level(3)
 
 
 @grade("a lone request must leave once its wait plus the estimate for one reaches the budget",
