@@ -149,7 +149,13 @@ def solution(name: str = KataArg,
                                      "It is recorded in your progress."):
         raise typer.Exit(1)
     _store().add_reveal(kata.name)
-    console.print(Syntax(kata.solution_path.read_text(encoding="utf-8"), "python"))
+    code = kata.solution_path.read_text(encoding="utf-8")
+    if not console.is_terminal:  # piped: the file itself, byte for byte
+        console.file.write(code)
+        return
+    # Code is never wrapped or cropped: lines wider than the terminal run on, as `cat` shows them.
+    width = max(map(len, code.splitlines()), default=0)
+    console.print(Syntax(code, "python", code_width=width), crop=False)
 
 
 @app.command()
