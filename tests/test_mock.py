@@ -270,16 +270,37 @@ def test_an_import_error_is_shown_without_a_wall_of_failures(work, clock, grader
 def test_time_up_ends_the_session_at_its_deadline(work, clock, grader):
     start(work, "--minutes", "1")
     kata("mock", "ask", "ties?")
+    grader.runs.append(make_run(set()))
     clock.advance(61)
     result = kata("mock", "submit")
     assert result.exit_code == 0 and "Time is up" in result.output
-    assert "Levels passed: 0 of 3" in result.output and "You never submitted" in result.output
+    assert "Levels passed: 0 of 3" in result.output
     assert "Level 1: not passed" in result.output and "Level 2: not reached" in result.output
+    assert "tied scores must count one half" in result.output
     assert "Questions asked: 1 of 5" in result.output and "Self-check" in result.output
-    assert grader.calls == []  # a submit after the deadline is not graded
+    assert grader.calls == [str(work)]  # graded once, at time-up, not again as a submit
     session = Sessions(Store()).last_finished()
     assert session.reason == Reason.TIME and session.ended == session.deadline
     assert kata("mock", "status").exit_code == 1
+
+
+def test_time_up_grades_the_file_as_it_stands_and_scores_it(work, clock, grader):
+    start(work, "--minutes", "1")
+    grader.runs.append(make_run({1, 2, 3}))  # the learner never ran `kata mock submit`
+    clock.advance(61)
+    result = kata("mock", "status")
+    assert result.exit_code == 0 and "Time is up" in result.output
+    assert "graded as it stood at time-up" in result.output
+    assert "You never submitted" not in result.output
+    assert "Levels passed: 1 of 3" in result.output
+    assert "Level 1: passed at 01:00" in result.output
+    assert "Hidden tests failing in your last submit: none" in result.output
+    session = Sessions(Store()).last_finished()
+    assert session.last_submit.at == session.deadline and session.score == 1.0
+    late = kata("mock", "submit")
+    assert late.exit_code == 1 and "No mock interview is open" not in late.output
+    assert "time was up" in late.output and "kata mock scorecard" in late.output
+    assert grader.calls == [str(work)]  # graded once
 
 
 def test_a_submit_that_finishes_after_the_deadline_still_counts_then_ends(work, clock,
@@ -378,11 +399,12 @@ def test_watch_ends_when_the_last_level_passes(work, clock, grader, monkeypatch)
 
 def test_watch_ends_with_the_scorecard_when_time_is_up(work, clock, grader, monkeypatch):
     start(work, "--minutes", "2")
+    grader.runs.append(make_run(set()))
     monkeypatch.setattr(watch, "sleep", lambda seconds: clock.advance(50))
     result = kata("mock", "watch")
     assert result.exit_code == 0 and "Time is up" in result.output
     assert "01:10 left" in result.output  # printed once a minute without a terminal
-    assert grader.calls == []
+    assert grader.calls == [str(work)]  # the file as it stood at time-up
 
 
 def test_progress_shows_attempts_and_sessions_and_draws_the_chart(work, clock, grader,

@@ -76,16 +76,28 @@ def _sessions() -> Sessions:
     return Sessions(store)
 
 
+def _expire(sessions: Sessions, session: Session, screen: Screen) -> bool:
+    """interview.expire, saying first that the file is graded when time is up."""
+    if session.is_open and interview.now() >= session.deadline:
+        screen.say("grading", file=session.file)
+    return interview.expire(sessions, session)
+
+
 def _open(lang: str | None, need_kata: bool = True):
     """The open session, its kata and a screen; ends the session first when its time is up."""
     sessions = _sessions()
     session = sessions.current()
     if session is None:
-        Screen(console, lang or "en").say("no_session", "yellow")
+        last = sessions.last_finished()
+        if last is not None and last.reason == Reason.TIME:
+            # the clock ran out between two commands: say that, not just "no interview is open"
+            Screen(console, lang or last.lang).say("time_was_up", "yellow", kata=last.kata)
+        else:
+            Screen(console, lang or "en").say("no_session", "yellow")
         raise typer.Exit(1)
     screen = Screen(console, lang or session.lang)
     kata = interview.kata_of(session)
-    if interview.expire(sessions, session):
+    if _expire(sessions, session, screen):
         screen.end(session, kata)
         raise typer.Exit(0)
     if kata is None and need_kata:
@@ -113,7 +125,7 @@ def start(name: str = typer.Argument(None, metavar="KATA",
         current = sessions.current()
         if current is not None:
             screen, kata = Screen(console, lang or current.lang), interview.kata_of(current)
-            if interview.expire(sessions, current):
+            if _expire(sessions, current, screen):
                 screen.end(current, kata)
                 return
             if kata is None:
@@ -209,7 +221,7 @@ def _submit(sessions: Sessions, session: Session, kata: catalog.Kata, screen: Sc
         console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
     screen.verdict(session, kata, verdict)
-    interview.expire(sessions, session)
+    interview.expire(sessions, session, graded=True)
     if not session.is_open:
         screen.end(session, kata)
     return verdict.passed
@@ -244,8 +256,9 @@ def watch_file(lang: str = LangOpt,
             return session.is_open
 
         def on_tick() -> bool:
-            if interview.expire(sessions, session):
+            if session.is_open and interview.now() >= session.deadline:
                 with countdown.paused():
+                    _expire(sessions, session, screen)
                     screen.end(session, kata)
                 return False
             countdown.show()

@@ -75,28 +75,50 @@ def start(sessions: Sessions, kata: catalog.Kata, lang: str, minutes: float | No
                           minutes or kata.meta["minutes"], now())
 
 
-def expire(sessions: Sessions, session: Session) -> bool:
-    """End an open session whose time is up, at its deadline; True when it ended now."""
-    if session.is_open and now() >= session.deadline:
+def expire(sessions: Sessions, session: Session, graded: bool = False) -> bool:
+    """End an open session whose time is up, at its deadline; True when it ended now.
+
+    The file is graded as it stands first (unless `graded`: a submit just did), as the final
+    submit of the session: a learner who never typed `kata mock submit` still gets a score.
+    """
+    if not session.is_open or now() < session.deadline:
+        return False
+    kata = None if graded else kata_of(session)
+    if kata is None:
         sessions.finish(session, Reason.TIME, session.deadline)
         return True
-    return False
+    try:
+        run = _grade(session, kata)
+    except (FileNotFoundError, grading.GradingError) as exc:
+        message = f"{session.file} is missing" if isinstance(exc, FileNotFoundError) else str(exc)
+        run = KataRun(kata.name, session.file, import_error=message)
+    _record(sessions, session, run, session.deadline, time_up=True)
+    return True
 
 
 def submit(sessions: Sessions, session: Session, kata: catalog.Kata) -> Verdict:
     """Grade the session's file and record it; unlock the next level on a full pass."""
+    return _record(sessions, session, _grade(session, kata), now())
+
+
+def _grade(session: Session, kata: catalog.Kata) -> KataRun:
     file = Path(session.file)
     if not file.is_file():
         raise FileNotFoundError(file)
     impl = "stub" if file == kata.stub_path else str(file)
-    run, _ = grading.grade(kata, impl)
+    return grading.grade(kata, impl)[0]
+
+
+def _record(sessions: Sessions, session: Session, run: KataRun, at: float,
+            time_up: bool = False) -> Verdict:
     level = session.level
     verdict = judge(run, level)
-    entries = [(Kind.SUBMIT, level, summary(run))]
+    entries = [(Kind.SUBMIT, level, {**summary(run), "time_up": time_up})]
     if verdict.passed:
         entries.append((Kind.PASS, level, {}))
     last = verdict.passed and level == session.levels
-    sessions.record(session, now(), *entries, finish=Reason.PASSED if last else None)
+    finish = Reason.TIME if time_up else Reason.PASSED if last else None
+    sessions.record(session, at, *entries, finish=finish)
     return verdict
 
 

@@ -123,6 +123,10 @@ class Screen:
                 reached = level == session.level
                 self.say("level_not_passed" if reached else "level_not_reached", "red", n=level)
         failures = interview.failures(session)
+        if session.last_submit is not None and session.last_submit.data.get("time_up"):
+            self.say("time_up_graded")
+            if session.last_submit.data["import_error"]:
+                self.say("import_error", "red", error=session.last_submit.data["import_error"])
         if session.last_submit is None:
             self.say("no_submit", "red")
         elif failures:

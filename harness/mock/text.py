@@ -19,6 +19,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
                "`kata mock status` 再顯示一次這個畫面,`kata mock end` 提早結束。"),
     "no_session": ("No mock interview is open. Start one with `kata mock [KATA]`.",
                    "目前沒有進行中的模擬面試。用 `kata mock [KATA]` 開始一場。"),
+    "time_was_up": ("Your session on {kata} is over: its time was up, and your file was graded as "
+                    "it stood then. `kata mock scorecard` shows the scorecard; `kata mock [KATA]` "
+                    "starts a new session.",
+                    "你在 {kata} 的面試已經結束:時間到了,你的檔案已按當時的內容評分。"
+                    "用 `kata mock scorecard` 看成績單;用 `kata mock [KATA]` 開始新的一場。"),
     "other_open": ("A session on {kata} is still open. Finish it with `kata mock end` before "
                    "starting another.",
                    "{kata} 的面試還沒結束。請先用 `kata mock end` 結束它,再開始新的一場。"),
@@ -98,6 +103,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "no_failures": ("Hidden tests failing in your last submit: none",
                     "最後一次提交失敗的隱藏測試:無"),
     "no_submit": ("You never submitted.", "你沒有提交過。"),
+    "time_up_graded": ("Your file was graded as it stood at time-up.",
+                       "時間到時,你的檔案已按當時的內容評分。"),
     "hints_total": ("Hints used: {n}", "使用的提示:{n}"),
     "hint_item": ("  {category}: {steps}", "  {category}:{steps}"),
     "questions_total": ("Questions asked: {n} of {total}", "問過的問題:{n} / {total}"),
