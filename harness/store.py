@@ -1,7 +1,9 @@
 """The progress store: an SQLite file under `.kata/` that keeps every attempt.
 
 Every write is one transaction, so a killed process leaves the previous state intact. A file
-that is not a database is moved aside (never deleted) and a fresh store is started.
+that is not a database, or a database of another schema (another program's, or a newer kata's),
+is moved aside (never deleted) and a fresh store is started. The schema is versioned with
+`PRAGMA user_version` and migrated in place when it changes.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from harness.catalog import ROOT
 
+# Every table of the file, the mock interview's included: one schema, one version number.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS attempts (
     id INTEGER PRIMARY KEY,
@@ -30,7 +33,36 @@ CREATE TABLE IF NOT EXISTS attempts (
     levels TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS reveals (kata TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS mock_sessions (
+    id INTEGER PRIMARY KEY,
+    kata TEXT NOT NULL,
+    file TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    levels INTEGER NOT NULL,
+    minutes REAL NOT NULL,
+    started REAL NOT NULL,
+    ended REAL,
+    reason TEXT,
+    open INTEGER UNIQUE CHECK (open = 1)
+);
+CREATE TABLE IF NOT EXISTS mock_events (
+    id INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES mock_sessions(id),
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mock_events_by_session ON mock_events(session);
 """
+# `open` is 1 while a session runs and NULL after: UNIQUE lets many NULLs through but only one 1,
+# so the database itself refuses a second open session.
+
+VERSION = 1  # bump it with every change to SCHEMA, and add the step that gets there below
+# version -> the statements that turn a file of that version into the next one. Version 0 is a
+# store from before versioning: the same tables as version 1, some perhaps not created yet.
+MIGRATIONS: dict[int, list[str]] = {0: []}
+DERIVED = ("progress.png",)  # files drawn from the store: stale once a fresh store starts
 
 
 class StoreError(Exception):
@@ -55,21 +87,51 @@ def home() -> Path:
 class Store:
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path else home() / "progress.db"
-        self.notice = ""  # set when a corrupt file had to be moved aside
+        self.notice = ""  # set when an unusable file had to be moved aside
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with self._connect() as db:
-                db.executescript(SCHEMA)
+            problem = self._prepare()
         except sqlite3.DatabaseError as exc:
             if _is_locked(exc):
                 raise StoreError(f"{self.path} is locked by another kata command") from exc
+            problem = ("not a readable database", "corrupt")
+        if problem:
+            why, tag = problem
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            backup = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+            backup = self.path.with_name(f"{self.path.name}.{tag}-{stamp}")
             shutil.move(self.path, backup)
-            self.notice = (f"{self.path} was not a readable database; "
-                           f"kept it as {backup} and started fresh")
-            with self._connect() as db:
-                db.executescript(SCHEMA)
+            for name in DERIVED:
+                self.path.with_name(name).unlink(missing_ok=True)
+            self.notice = f"{self.path} was {why}; kept it as {backup} and started fresh"
+            if self._prepare():
+                raise StoreError(f"cannot start a fresh store in {self.path}")
+
+    def _prepare(self) -> tuple[str, str] | None:
+        """Create or migrate the schema in one transaction; (why, tag) when the file is not ours.
+        """
+        db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
+        try:
+            db.execute("BEGIN IMMEDIATE")  # two commands starting at once migrate once
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > VERSION:
+                db.execute("ROLLBACK")
+                return f"written by a newer kata (schema version {version})", "newer"
+            if version == 0 and _foreign(db):
+                db.execute("ROLLBACK")
+                return "a database with another schema", "foreign"
+            for step in range(version, VERSION):
+                for statement in MIGRATIONS[step]:
+                    db.execute(statement)
+            for statement in _statements(SCHEMA):
+                db.execute(statement)
+            if _foreign(db):
+                db.execute("ROLLBACK")
+                return "a database with another schema", "foreign"
+            db.execute(f"PRAGMA user_version = {VERSION}")
+            db.execute("COMMIT")
+        finally:
+            db.close()
+        return None
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -118,6 +180,33 @@ class Store:
         """For features with tables of their own (mock sessions): one atomic write."""
         with self._connect() as db:
             yield db
+
+
+def _statements(script: str) -> list[str]:
+    return [part.strip() for part in script.split(";") if part.strip()]
+
+
+def _columns(db: sqlite3.Connection) -> dict[str, set[str]]:
+    tables = [row[0] for row in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    return {t: {row[1] for row in db.execute(f'PRAGMA table_info("{t}")')} for t in tables}
+
+
+def _expected() -> dict[str, set[str]]:
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        return _columns(db)
+    finally:
+        db.close()
+
+
+def _foreign(db: sqlite3.Connection) -> bool:
+    """True when the file holds tables, none of them ours, or one of ours lacks a column."""
+    found, wanted = _columns(db), _expected()
+    if found and not set(found) & set(wanted):
+        return True
+    return any(not wanted[t] <= cols for t, cols in found.items() if t in wanted)
 
 
 def _is_locked(exc: sqlite3.DatabaseError) -> bool:

@@ -77,3 +77,61 @@ def test_two_writers_at_once_lose_nothing(kata_home):
     procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(2)]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     assert len(Store().attempts()) == 50
+
+
+def foreign_store(kata_home, sql="CREATE TABLE attempts (id INTEGER PRIMARY KEY, name TEXT);"
+                                 "INSERT INTO attempts (name) VALUES ('not ours');"):
+    kata_home.mkdir(exist_ok=True)
+    db = sqlite3.connect(kata_home / "progress.db")
+    db.executescript(sql)
+    db.close()
+
+
+@pytest.mark.parametrize("sql", [
+    "CREATE TABLE attempts (id INTEGER PRIMARY KEY, name TEXT);",  # our table name, other columns
+    "CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT);",  # another program's database
+    "PRAGMA user_version = 999; CREATE TABLE attempts (x);",  # written by a newer kata
+])
+def test_a_database_with_another_schema_is_kept_aside_like_a_corrupt_file(kata_home, sql):
+    foreign_store(kata_home, sql)
+    (kata_home / "progress.png").write_bytes(b"\x89PNG old chart")
+    store = Store()
+    assert "kept it as" in store.notice
+    backups = list(kata_home.glob("progress.db.*-*"))
+    assert len(backups) == 1
+    assert not (kata_home / "progress.png").exists()  # the old chart is of the old store
+    store.add_attempt(attempt())
+    assert len(store.attempts()) == 1 and not store.revealed("auc_roc")
+
+
+def test_the_schema_is_versioned_and_an_unversioned_store_is_migrated(kata_home):
+    from harness import store as store_module
+
+    kata_home.mkdir()
+    db = sqlite3.connect(kata_home / "progress.db")  # a store from before versioning
+    db.executescript("CREATE TABLE attempts (id INTEGER PRIMARY KEY, kata TEXT NOT NULL, "
+                     "impl TEXT NOT NULL, at REAL NOT NULL, best_level INTEGER NOT NULL, "
+                     "passed INTEGER NOT NULL, total INTEGER NOT NULL, levels TEXT NOT NULL);"
+                     "INSERT INTO attempts (kata, impl, at, best_level, passed, total, levels) "
+                     "VALUES ('auc_roc', 'stub', 1.0, 2, 5, 9, '{}');")
+    db.close()
+    store = Store()
+    assert store.notice == "" and [a.best_level for a in store.attempts()] == [2]
+    db = sqlite3.connect(kata_home / "progress.db")
+    assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.VERSION >= 1
+    db.close()
+
+
+@pytest.mark.parametrize("command", [["progress"], ["grade", "auc_roc", "--impl", "solution"]])
+def test_kata_commands_on_a_foreign_database_give_a_notice_not_a_traceback(kata_home, command):
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    foreign_store(kata_home)
+    result = CliRunner().invoke(app, command)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 0, result.output
+    assert "kept it as" in result.output
+    if command[0] == "grade":
+        assert [a.impl for a in Store().attempts()] == ["solution"]

@@ -138,5 +138,7 @@ def report(console: Console, store: Store, lang: str) -> None:
         table.add_row(*(Text(c) for c in cells))
     console.print(table)
     path = chart(attempts, sessions, store.path.parent / CHART, lang)
+    if path is None:  # a chart left from an older store would show scores that are gone
+        (store.path.parent / CHART).unlink(missing_ok=True)
     message = say("chart", lang, path=path) if path else say("chart_empty", lang)
     console.print(message, markup=False, highlight=False, soft_wrap=True)

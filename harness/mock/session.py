@@ -15,31 +15,8 @@ from enum import StrEnum
 
 from harness.store import Store
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS mock_sessions (
-    id INTEGER PRIMARY KEY,
-    kata TEXT NOT NULL,
-    file TEXT NOT NULL,
-    lang TEXT NOT NULL,
-    levels INTEGER NOT NULL,
-    minutes REAL NOT NULL,
-    started REAL NOT NULL,
-    ended REAL,
-    reason TEXT,
-    open INTEGER UNIQUE CHECK (open = 1)
-);
-CREATE TABLE IF NOT EXISTS mock_events (
-    id INTEGER PRIMARY KEY,
-    session INTEGER NOT NULL REFERENCES mock_sessions(id),
-    at REAL NOT NULL,
-    kind TEXT NOT NULL,
-    level INTEGER NOT NULL,
-    data TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS mock_events_by_session ON mock_events(session);
-"""
-# `open` is 1 while a session runs and NULL after: UNIQUE lets many NULLs through but only one 1,
-# so the database itself refuses a second open session.
+# The tables (mock_sessions, mock_events) are part of the progress store's one versioned schema:
+# see harness.store.SCHEMA.
 
 COLUMNS = "id, kata, file, lang, levels, minutes, started, ended, reason"
 
@@ -159,8 +136,6 @@ class Sessions:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        with store.transaction() as db:
-            db.executescript(SCHEMA)
 
     def start(self, kata: str, file: str, lang: str, levels: int, minutes: float,
               at: float) -> Session:
