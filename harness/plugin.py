@@ -210,19 +210,41 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
-    for run in config.stash[runs_key].values():
-        terminalreporter.write_sep("=", "kata scorecard")
-        for line, ok in scorecard_lines(run):
-            terminalreporter.write_line(line, green=ok, red=not ok)
+def _hidden(config: pytest.Config, report: pytest.TestReport) -> bool:
+    entry = config.stash[tests_key].get(report.nodeid)
+    return entry is not None and entry[1].level != EXAMPLES
 
 
-def pytest_sessionfinish(session, exitstatus) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # around pytest's own FAILURES and summary lines
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config):
+    """Hidden failures are on the scorecard: pytest's failure sections and FAILED lines would only
+    repeat them, push the scorecard off the screen and name the files the hidden suite lives in."""
+    stats = terminalreporter.stats
+    kept = {key: stats[key] for key in ("failed", "error") if key in stats}
+    if not config.getoption("reveal"):
+        for key, reports in kept.items():
+            stats[key] = [r for r in reports if not _hidden(config, r)]
+    try:
+        return (yield)
+    finally:
+        stats.update(kept)  # pytest's closing count still counts every test
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: after pytest's closing count
+def pytest_sessionfinish(session, exitstatus):
+    result = yield
     config = session.config
     path = config.getoption("kata_json")
     if path:
         write_json(list(config.stash[runs_key].values()), Path(path))
     config.stash[exit_key] = int(exitstatus)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    for run in config.stash[runs_key].values() if reporter else ():
+        details = any(r.failed for r in run.results) and not config.getoption("reveal")
+        reporter.write_sep("=", "kata scorecard" + (" (--reveal for details)" if details else ""))
+        for line, ok in scorecard_lines(run):
+            reporter.write_line(line, green=ok, red=not ok)
+    return result
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -73,7 +73,7 @@ def test_threads_left_running_do_not_keep_the_run_alive(tmp_path):
 def test_hidden_failures_show_title_and_hint_but_no_source(tmp_path):
     mutant = AUC.suite_dir / "mutants" / "ties_count_zero.py"
     run, output = grading.grade(AUC, str(mutant), "-k", "ties_count_half")
-    assert "Level 1 · tied scores must count one half — wrong answer  [hint: ties]" in output
+    assert "✗ tied scores must count one half — wrong answer  [hint: ties]" in output
     assert "assert close(" not in output and "Falsifying example" not in output
     _, revealed = grading.grade(AUC, str(mutant), "-k", "ties_count_half", "--reveal")
     assert "assert close(" in revealed

@@ -1,0 +1,48 @@
+"""What `pytest katas/<kata>` prints: the scorecard last; the hidden suite stays out of sight."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+
+from harness import catalog, grading
+
+AUC = catalog.get("auc_roc")
+# Passes the examples' perfect ranking only; fails most hidden tests.
+HALF_RIGHT = """
+    def roc_auc_score(y_true, y_score, sample_weight=None):
+        return 1.0
+
+    def roc_curve(y_true, y_score, sample_weight=None):
+        raise NotImplementedError
+    """
+
+
+def pytest_on(impl: str, *extra: str) -> str:
+    proc = subprocess.run(grading.pytest_command(AUC, impl, *extra), cwd=catalog.ROOT,
+                          capture_output=True, text=True, env={"COLUMNS": "80", "PATH": ""})
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
+def learner_file(tmp_path) -> str:
+    path = tmp_path / "auc.py"
+    path.write_text(textwrap.dedent(HALF_RIGHT), encoding="utf-8")
+    return str(path)
+
+
+def test_the_scorecard_is_the_last_thing_printed(tmp_path):
+    out = pytest_on(learner_file(tmp_path))
+    lines = out.rstrip().splitlines()
+    assert "FAILED: " in lines[-1] and "hidden tests" in lines[-1], out[-3000:]
+    scorecard = out.rindex("kata scorecard")
+    assert " failed" in out[:scorecard].splitlines()[-2], out[-3000:]  # pytest's own count first
+
+
+def test_hidden_node_ids_show_only_with_reveal(tmp_path):
+    path = learner_file(tmp_path)
+    out = pytest_on(path)
+    assert "harness/suites/auc_roc/test_level1.py::" not in out, out[-3000:]
+    assert "FAILED katas/auc_roc/test_auc_roc.py::" in out  # the learner's visible examples stay
+    assert "tied scores must count one half" in out.split("kata scorecard")[-1]
+    assert "harness/suites/auc_roc/test_level1.py::" in pytest_on(path, "--reveal")
