@@ -88,6 +88,11 @@ def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
             hint_text = f"  [hint: {hint}]" if hint else ""
             lines.append((f"      ✗ {title}{times} — {verdict}{hint_text}", False))
     verdict = "PASSED" if run.passed else "FAILED"
+    examples = run.level_counts().get(EXAMPLES)
+    if run.hidden_total == 0 and examples and not run.import_error:  # e.g. the examples file alone
+        lines.append((f"  {verdict}: {examples[0]}/{examples[1]} examples; the hidden suite did "
+                      f"not run (pytest katas/{run.kata} runs it)", run.passed))
+        return lines
     lines.append((f"  {verdict}: {run.hidden_passed}/{run.hidden_total} hidden tests, "
                   f"best level {run.best_level}", run.passed))
     return lines

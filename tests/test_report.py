@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
+import sys
 import textwrap
 
 from harness import catalog, grading
@@ -46,3 +48,13 @@ def test_hidden_node_ids_show_only_with_reveal(tmp_path):
     assert "FAILED katas/auc_roc/test_auc_roc.py::" in out  # the learner's visible examples stay
     assert "tied scores must count one half" in out.split("kata scorecard")[-1]
     assert "harness/suites/auc_roc/test_level1.py::" in pytest_on(path, "--reveal")
+
+
+def test_an_examples_only_run_says_the_hidden_suite_did_not_run():
+    examples = AUC.folder / f"test_{AUC.name}.py"
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(examples), "--impl=solution"],
+                          cwd=catalog.ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    last = proc.stdout.rstrip().splitlines()[-1]
+    assert "0/0" not in last and "best level" not in last, last
+    assert re.search(r"PASSED: (\d+)/\1 examples", last) and "hidden suite did not run" in last
