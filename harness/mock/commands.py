@@ -6,7 +6,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 from pathlib import Path
 
-import click
 import typer
 from rich.console import Console
 from rich.live import Live
@@ -27,13 +26,14 @@ class MockGroup(TyperGroup):
     """`kata mock [KATA] [OPTIONS]` means `kata mock start [KATA] [OPTIONS]`.
 
     A group cannot take an optional positional argument next to its subcommands (click would read
-    `submit` as a kata name), so anything that is not a subcommand is handed to `start`.
+    `submit` as a kata name), so anything that is not a subcommand is handed to `start`. Typer
+    ships its own click, so nothing here imports `click` (a plain install does not have it).
     """
 
-    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
         return ["[KATA] [--minutes N] [--lang en|zh-TW] | COMMAND [ARGS]..."]
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names):
             args = ["start", *args]
         return super().parse_args(ctx, args)
@@ -186,7 +186,7 @@ def questions(lang: str = LangOpt) -> None:
 @mock.command()
 def ask(question: str = typer.Argument(..., help="your question, in your own words"),
         lang: str = LangOpt) -> None:
-    """Ask the interviewer a clarifying question; asking counts in your score."""
+    """Ask the interviewer a clarifying question; it costs nothing, and the scorecard lists it."""
     lang = _lang(lang)
     with _guard(lang or "en"):
         sessions, session, kata, screen = _open(lang)
