@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test docs bench
+.PHONY: setup demo test docs bench mutation
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,3 +34,9 @@ docs: setup
 bench: setup
 	for kata in $$(ls katas); do $(BIN)/kata bench $$kata --out docs/benchmarks || exit 1; done
 	$(BIN)/python -m harness.toylm.bench --device cpu --out docs/benchmarks/toylm.md
+
+# Mutation testing of every hidden suite (minutes per kata; not part of `make test`). Mutants are
+# written to a scratch copy under /tmp/mutation, never into solutions/.
+mutation: setup
+	$(BIN)/python -m pip install --quiet -e '.[mutation]'
+	nice -n 19 $(BIN)/python -m harness.mutation $(KATAS) --out docs/benchmarks

@@ -1,0 +1,300 @@
+"""Mutation testing of the hidden suites: how many small edits of a reference solution does its
+kata's hidden suite notice?
+
+The tool is cosmic-ray (the optional extra `mutation`), not mutmut. cosmic-ray mutates one named
+module file and grades each mutant with any shell command, which is exactly how this grader
+already works: `pytest harness/suites/<kata> --impl=<file>` loads the implementation by path.
+mutmut 3 copies the whole project into `mutants/` and runs its own trampolines through its own
+pytest integration, so it would grade a rewritten copy of the repository instead of one file.
+
+Other people run the reference solutions while this runs, so nothing here ever writes inside the
+repository's `solutions/`: the reference is copied into a scratch folder outside the repository
+(`/tmp/mutation/<kata>/` by default), cosmic-ray mutates that copy, and the suite grades it with
+`--impl=<copy>`. Each mutant runs the whole hidden suite with `-x`, so a killed mutant costs one
+pytest start-up plus the tests up to the first failure.
+
+Survivors are triaged by hand: either a hidden test is missing (add it to the suite), or no
+observer that the spec allows can tell the mutant from the reference. The second kind is listed
+in `harness/suites/<kata>/equivalent.toml`, keyed by the changed line before and after (so line
+numbers may move), with the reason:
+
+    [[equivalent]]
+    old = 'if n <= 0:'
+    new = 'if n < 0:'
+    reason = "n == 0 is rejected earlier by the length check"
+
+Arithmetic operators replaced by a bitwise or shift operator (`a + b` -> `a | b`) are left out by
+default (`--all-operators` keeps them): on this numeric code they raise a TypeError or produce
+nonsense on the first call, every one is killed, and they are a fifth of all mutants.
+
+    python -m harness.mutation auc_roc [more katas] [--out docs/benchmarks] [--recheck]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from harness import catalog
+
+SCRATCH = Path("/tmp/mutation")
+TIMEOUT = 90.0  # seconds per mutant; the plugin's own per-test limits catch most hangs first
+NOISE = re.compile(
+    r"core/ReplaceBinaryOperator_(Add|Sub|Mul|Div|FloorDiv|Mod|Pow)_(BitOr|BitAnd|BitXor|LShift|RShift)$")
+TABLE = "mutation.md"
+COLUMNS = ["kata", "mutants", "killed", "survived", "equivalent", "score (killed / non-equivalent)",
+           "date"]
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    old: str
+    new: str
+    reason: str
+
+
+@dataclass
+class Mutant:
+    job_id: str
+    operator: str
+    line: int
+    diff: str
+    outcome: str = "pending"  # pending, killed, survived, equivalent, incompetent
+    note: str = ""
+
+
+@dataclass
+class Summary:
+    kata: str
+    mutants: list[Mutant] = field(default_factory=list)
+    filtered: int = 0
+    seconds: float = 0.0
+
+    def count(self, outcome: str) -> int:
+        return sum(m.outcome == outcome for m in self.mutants)
+
+    @property
+    def score(self) -> str:
+        killed, survived = self.count("killed"), self.count("survived")
+        if killed + survived == 0:
+            return "-"
+        return f"{killed} / {killed + survived} ({100 * killed / (killed + survived):.0f} %)"
+
+
+def changed_lines(diff: str) -> tuple[str, str]:
+    """The removed and the added lines of a unified diff, stripped: a mutant's stable key."""
+    lines = diff.splitlines()
+    old = [x[1:].strip() for x in lines if x.startswith("-") and not x.startswith("---")]
+    new = [x[1:].strip() for x in lines if x.startswith("+") and not x.startswith("+++")]
+    return "\n".join(old), "\n".join(new)
+
+
+def load_equivalents(kata: catalog.Kata) -> list[Equivalent]:
+    path = kata.suite_dir / "equivalent.toml"
+    if not path.is_file():
+        return []
+    with open(path, "rb") as f:
+        rows = tomllib.load(f).get("equivalent", [])
+    return [Equivalent(r["old"].strip(), r["new"].strip(), r["reason"]) for r in rows]
+
+
+def _scratch_copy(kata: catalog.Kata, scratch: Path) -> Path:
+    folder = (scratch / kata.name).resolve()
+    if folder.is_relative_to(catalog.ROOT):
+        raise SystemExit(f"{folder} is inside the repository: mutants must never be written there")
+    return folder / f"{kata.module}.py"
+
+
+def _test_command(kata: catalog.Kata, copy: Path) -> str:
+    return (f"{sys.executable} -m pytest {kata.suite_dir} --impl={copy} "
+            "-x -q -p no:cacheprovider")
+
+
+def _init(kata: catalog.Kata, copy: Path, timeout: float) -> Path:
+    folder = copy.parent
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    shutil.copyfile(kata.solution_path, copy)
+    config = folder / "config.toml"
+    config.write_text(
+        "[cosmic-ray]\n"
+        f'module-path = "{copy}"\n'
+        f"timeout = {timeout}\n"
+        "excluded-modules = []\n"
+        f'test-command = "{_test_command(kata, copy)}"\n\n'
+        '[cosmic-ray.distributor]\nname = "local"\n', encoding="utf-8")
+    session = folder / "session.sqlite"
+    cosmic_ray = Path(sys.executable).parent / "cosmic-ray"
+    subprocess.run([str(cosmic_ray), "init", str(config), str(session)], check=True)
+    return session
+
+
+FAILED = re.compile(r"^(\d+ failed|.*\b\d+ errors?\b)", re.MULTILINE)
+
+
+def _outcome(result) -> str:
+    """killed, survived or incompetent. cosmic-ray calls any non-zero exit a kill; here only a
+    failed test (pytest's summary line says so) or a timeout is one, not a crashed pytest."""
+    from cosmic_ray.work_item import TestOutcome
+
+    if result.test_outcome == TestOutcome.SURVIVED:
+        return "survived"
+    if result.output == "timeout" or FAILED.search(result.output or ""):
+        return "killed"
+    return "incompetent"
+
+
+def _diff_of(item, source: str) -> str:
+    import difflib
+
+    import cosmic_ray.plugins
+    from cosmic_ray.mutating import mutate_code
+
+    spec = item.mutations[0]
+    operator = cosmic_ray.plugins.get_operator(spec.operator_name)(**(spec.operator_args or {}))
+    mutated = mutate_code(source, operator, spec.occurrence)
+    if mutated is None:
+        return ""
+    return "".join(difflib.unified_diff(source.splitlines(True), mutated.splitlines(True),
+                                        "reference", "mutant", n=1))
+
+
+def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT,
+        all_operators: bool = False, recheck: bool = False, log=print) -> Summary:
+    """Mutate a scratch copy of the reference and grade every mutant with the hidden suite.
+
+    `recheck` keeps the last session and grades its survivors again (after new tests or new
+    equivalent.toml entries), instead of starting over.
+    """
+    from cosmic_ray.mutating import mutate_and_test
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    start = time.monotonic()
+    copy = _scratch_copy(kata, scratch)
+    session = copy.parent / "session.sqlite"
+    source = kata.solution_path.read_text(encoding="utf-8")
+    if recheck and not (session.is_file() and copy.read_text(encoding="utf-8") == source):
+        log(f"{kata.name}: no session for this reference yet; starting over")
+        recheck = False
+    if not recheck:
+        session = _init(kata, copy, timeout)
+    command = _test_command(kata, copy)
+    baseline = subprocess.run(command.split(), capture_output=True, text=True)
+    if baseline.returncode != 0:
+        raise SystemExit(f"{kata.name}: the reference fails its own suite:\n{baseline.stdout}")
+
+    equivalents = {(e.old, e.new): e.reason for e in load_equivalents(kata)}
+    summary = Summary(kata.name)
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        results = dict(db.results)
+        items = list(db.work_items)
+        todo = []
+        for item in items:
+            spec = item.mutations[0]
+            if not all_operators and NOISE.match(spec.operator_name):
+                summary.filtered += 1
+                continue
+            diff = _diff_of(item, source)
+            mutant = Mutant(item.job_id, spec.operator_name, spec.start_pos[0], diff)
+            summary.mutants.append(mutant)
+            reason = equivalents.get(changed_lines(diff))
+            previous = results.get(item.job_id)
+            if reason is not None:
+                mutant.outcome, mutant.note = "equivalent", reason
+                db.set_result(item.job_id, WorkResult(output=f"equivalent: {reason}",
+                                                      worker_outcome=WorkerOutcome.SKIPPED))
+            elif previous is not None and previous.test_outcome is not None and (
+                    _outcome(previous) != "survived"):
+                mutant.outcome = _outcome(previous)
+                if mutant.outcome == "incompetent":
+                    mutant.note = (previous.output or "")[-400:]
+            else:  # never run, survived last time, or listed as equivalent no longer
+                todo.append((item, mutant))
+        for n, (item, mutant) in enumerate(todo, 1):
+            result = mutate_and_test(item.mutations, command, timeout)
+            db.set_result(item.job_id, result)
+            mutant.outcome = _outcome(result)
+            if mutant.outcome == "incompetent":
+                mutant.note = (result.output or "")[-400:]
+            log(f"{kata.name} [{n}/{len(todo)}] {mutant.outcome:<11} line {mutant.line:<4} "
+                f"{mutant.operator}")
+    summary.seconds = time.monotonic() - start
+    (copy.parent / "report.md").write_text(report(summary), encoding="utf-8")
+    return summary
+
+
+def report(summary: Summary) -> str:
+    lines = [f"# Mutation testing: {summary.kata}", "",
+             f"{len(summary.mutants)} mutants ({summary.filtered} bitwise/shift replacements of "
+             f"arithmetic left out): {summary.count('killed')} killed, "
+             f"{summary.count('survived')} survived, {summary.count('equivalent')} equivalent, "
+             f"{summary.count('incompetent')} incompetent; score {summary.score}; "
+             f"{summary.seconds:.0f} s.", ""]
+    for outcome in ("survived", "incompetent", "equivalent"):
+        for m in (m for m in summary.mutants if m.outcome == outcome):
+            lines += [f"## {outcome}: line {m.line}, {m.operator}", ""]
+            if m.note:
+                lines += [m.note.strip(), ""]
+            lines += ["```diff", m.diff.rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+def save_table(summary: Summary, out: Path) -> None:
+    """Adds or replaces this kata's row of `out/mutation.md`, the Benchmarks page's table."""
+    path = out / TABLE
+    rows: dict[str, str] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if line.startswith("| ") and cells[0] not in ("kata", "---") and len(cells) > 1:
+                rows[cells[0]] = line
+    cells = [f"`{summary.kata}`", len(summary.mutants), summary.count("killed"),
+             summary.count("survived"), summary.count("equivalent"), summary.score,
+             date.today().isoformat()]
+    rows[f"`{summary.kata}`"] = "| " + " | ".join(str(c) for c in cells) + " |"
+    order = [f"`{k.name}`" for k in catalog.all_katas()]
+    ranked = sorted(rows, key=lambda k: (order.index(k) if k in order else len(order), k))
+    path.write_text(
+        "# Mutation testing: hidden suites\n\n"
+        f"Each kata's reference mutated by cosmic-ray 8.7.0, graded by its hidden suite "
+        f"(`make mutation`); {os.cpu_count()}-core {os.uname().machine} CPU.\n\n"
+        "| " + " | ".join(COLUMNS) + " |\n|" + " --- |" * len(COLUMNS) + "\n"
+        + "\n".join(rows[k] for k in ranked) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.mutation", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("katas", nargs="*", help="katas to mutate (default: every kata)")
+    parser.add_argument("--out", type=Path, help="folder for the summary table (docs/benchmarks)")
+    parser.add_argument("--scratch", type=Path, default=SCRATCH, help="outside the repository")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per mutant")
+    parser.add_argument("--all-operators", action="store_true")
+    parser.add_argument("--recheck", action="store_true", help="grade last run's survivors again")
+    args = parser.parse_args(argv)
+    os.nice(19 - os.nice(0))  # other people share the cores: every pytest below inherits this
+    os.chdir(catalog.ROOT)
+    katas = [catalog.Kata(n) for n in args.katas] or catalog.all_katas()
+    for kata in katas:  # one at a time
+        summary = run(kata, scratch=args.scratch, timeout=args.timeout,
+                      all_operators=args.all_operators, recheck=args.recheck)
+        print(report(summary).split("\n\n")[1])
+        print(f"report: {args.scratch / kata.name / 'report.md'}")
+        if args.out:
+            args.out.mkdir(parents=True, exist_ok=True)
+            save_table(summary, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
