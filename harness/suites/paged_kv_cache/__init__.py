@@ -1,0 +1,1 @@
+"""Hidden suite of the paged_kv_cache kata."""

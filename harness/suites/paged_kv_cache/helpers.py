@@ -1,0 +1,145 @@
+"""Shared scaffolding: reading the free queue through the API, and the engine-like state machine."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from .oracle import Oracle
+
+SALTS = (None, "tenant-b")
+
+
+def drain(impl, bm) -> list[int]:
+    """The free queue, front first, read by allocating one-token probes until none fits.
+    (A one-token prompt reuses nothing, so each probe takes the front block.) Destructive."""
+    order = []
+    for i in range(bm.num_free_blocks + 1):
+        if not bm.can_allocate([0]):
+            break
+        bm.allocate(("probe", i), [0])
+        order.append(bm.block_table(("probe", i))[0])
+    assert bm.num_free_blocks == 0
+    return order
+
+
+class Store:
+    """The KV store as an engine keeps it: slot (block, offset) holds the "KV" of one position,
+    written as the whole prefix up to that token, since real KV depends on all of it."""
+
+    def __init__(self, block_size: int):
+        self.bs, self.slots = block_size, {}
+
+    def write(self, table: list[int], tokens: list[int], start: int) -> None:
+        for i in range(start, len(tokens)):
+            self.slots[table[i // self.bs], i % self.bs] = tuple(tokens[: i + 1])
+
+    def copy(self, src: int, dst: int) -> None:
+        for off in range(self.bs):
+            if (src, off) in self.slots:
+                self.slots[dst, off] = self.slots[src, off]
+            else:
+                self.slots.pop((dst, off), None)
+
+    def read(self, table: list[int], n: int) -> list:
+        return [self.slots.get((table[i // self.bs], i % self.bs)) for i in range(n)]
+
+
+class PagedMachine(RuleBasedStateMachine):
+    """Allocate, append, fork and free at random; after every step the manager must agree with
+    the oracle, and the store read through each table must give each sequence's prefixes."""
+
+    impl = None
+    caching: bool | None = None  # None: drawn
+
+    @initialize(num_blocks=st.integers(1, 10), block_size=st.integers(1, 4),
+                caching=st.booleans())
+    def setup(self, num_blocks, block_size, caching):
+        caching = caching if self.caching is None else self.caching
+        self.n, self.bs = num_blocks, block_size
+        self.bm = self.impl.BlockManager(num_blocks, block_size, prefix_caching=caching)
+        self.oracle = Oracle(num_blocks, block_size, caching)
+        self.store = Store(block_size)
+
+    def new_id(self) -> int:
+        return next(i for i in range(len(self.oracle.tables) + 1) if i not in self.oracle.tables)
+
+    def live(self, pick: int):
+        ids = sorted(self.oracle.tables)
+        return ids[pick % len(ids)]
+
+    @rule(tokens=st.lists(st.integers(0, 2), min_size=1, max_size=10),
+          salt=st.sampled_from(SALTS))
+    def allocate(self, tokens, salt):
+        seq, fits = self.new_id(), self.oracle.fits(tokens, salt)
+        assert self.bm.can_allocate(tokens, cache_salt=salt) == fits
+        if not fits:
+            with pytest.raises(self.impl.OutOfBlocks):
+                self.bm.allocate(seq, tokens, cache_salt=salt)
+            return
+        want = self.oracle.allocate(seq, tokens, salt)
+        assert self.bm.allocate(seq, list(tokens), cache_salt=salt) == want
+        self.store.write(self.bm.block_table(seq), tokens, want)  # nothing for reused tokens
+
+    @precondition(lambda self: self.oracle.tables)
+    @rule(pick=st.integers(0, 99), token=st.integers(0, 2))
+    def append(self, pick, token):
+        seq = self.live(pick)
+        fits = not self.oracle.needs_block(seq) or bool(self.oracle.queue)
+        assert self.bm.can_append(seq) == fits
+        if not fits:
+            with pytest.raises(self.impl.OutOfBlocks):
+                self.bm.append_token(seq, token)
+            return
+        want = self.oracle.append(seq, token)
+        got = self.bm.append_token(seq, token)
+        assert (got is None) == (want is None) and (got is None or tuple(got) == want)
+        if got is not None:
+            src, dst = got
+            self.store.copy(src, dst)
+        tokens = self.oracle.tokens[seq]
+        self.store.write(self.bm.block_table(seq), tokens, len(tokens) - 1)
+
+    @precondition(lambda self: self.oracle.tables)
+    @rule(pick=st.integers(0, 99))
+    def fork(self, pick):
+        parent, child = self.live(pick), self.new_id()
+        self.oracle.fork(parent, child)
+        self.bm.fork(parent, child)
+
+    @precondition(lambda self: self.oracle.tables)
+    @rule(pick=st.integers(0, 99))
+    def free(self, pick):
+        seq = self.live(pick)
+        self.oracle.free(seq)
+        self.bm.free(seq)
+
+    @invariant()
+    def agrees(self):
+        if not hasattr(self, "bm"):
+            return
+        o, bm = self.oracle, self.bm
+        refs = o.refs()
+        for seq, table in o.tables.items():
+            tokens = o.tokens[seq]
+            assert bm.block_table(seq) == table
+            assert bm.num_tokens(seq) == len(tokens)
+            want = [tuple(tokens[: i + 1]) for i in range(len(tokens))]
+            assert self.store.read(table, len(tokens)) == want, f"sequence {seq} reads wrong KV"
+        assert [bm.ref_count(b) for b in range(self.n)] == [refs[b] for b in range(self.n)]
+        assert bm.num_free_blocks == len(o.queue) == self.n - len(refs)
+
+
+def run_machine(impl, caching: bool | None, examples: int, steps: int) -> None:
+    machine = type("Machine", (PagedMachine,), {"impl": impl, "caching": caching})
+    run_state_machine_as_test(machine, settings=settings(
+        max_examples=examples, stateful_step_count=steps, deadline=None))

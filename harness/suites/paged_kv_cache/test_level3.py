@@ -1,0 +1,230 @@
+"""Level 3: prefix caching. Full blocks keyed by salt and whole prefix, reused free blocks,
+eviction in queue order."""
+
+import pytest
+
+from harness.marks import level
+
+from .helpers import drain, run_machine
+
+grade = level(3, "prefix_hit")
+
+
+def caching(num_blocks: int, block_size: int, impl):
+    return impl.BlockManager(num_blocks, block_size, prefix_caching=True)
+
+
+@grade("the worked example: a shared 48-token prefix, then the queue after freeing", timeout=5)
+def test_worked_example(impl):
+    # block_size 16, 10 blocks. A (55 tokens) takes [0,1,2,3] and registers 0,1,2 (block 3
+    # holds 7). B (60 tokens, A's first 48) reuses 0,1,2 -> 48, takes 4. free A (reversed
+    # 3,2,1,0): only 3 reaches 0 -> queue 5..9,3. free B (reversed 4,2,1,0): queue
+    # 5,6,7,8,9,3,4,2,1,0, all 10 free. A again reuses 0,1,2 out of the queue (content kept)
+    # -> 48, and takes 5 from the front: 6 free left, queue 6,7,8,9,3,4.
+    bm = caching(10, 16, impl)
+    a = [(7 * i) % 100 for i in range(55)]
+    b = a[:48] + [100 + i for i in range(12)]
+    assert bm.allocate("A", a) == 0
+    assert bm.block_table("A") == [0, 1, 2, 3]
+    assert bm.allocate("B", b) == 48
+    assert bm.block_table("B") == [0, 1, 2, 4]
+    assert [bm.ref_count(i) for i in range(5)] == [2, 2, 2, 1, 1]
+    bm.free("A")
+    bm.free("B")
+    assert bm.num_free_blocks == 10
+    assert bm.allocate("A", a) == 48
+    assert bm.block_table("A") == [0, 1, 2, 5]
+    assert bm.num_free_blocks == 6
+    assert drain(impl, bm) == [6, 7, 8, 9, 3, 4]
+
+
+@grade("the last prompt token must never come from the cache", timeout=5)
+def test_last_token_is_computed(impl):
+    bm = caching(8, 4, impl)
+    prompt = list(range(8))  # two full blocks
+    assert bm.allocate("a", prompt) == 0
+    assert bm.allocate("b", prompt) == 4  # (8 - 1) // 4 = 1 block
+    assert bm.block_table("b") == [0, 2]
+    assert bm.allocate("c", prompt + [9]) == 8
+    assert bm.block_table("c") == [0, 1, 3]
+    assert bm.allocate("d", prompt[:4]) == 0  # one full block: (4 - 1) // 4 = 0
+    assert bm.block_table("d") == [4]
+
+
+@grade("the reused run must stop at the first block that is not cached", timeout=5)
+def test_run_stops_at_first_miss(impl):
+    bm = caching(12, 2, impl)
+    bm.allocate("a", [1, 1, 2, 2, 3, 3, 4])  # registers [1,1], [1,1,2,2], [1,1,2,2,3,3]
+    assert bm.allocate("b", [9, 9, 2, 2, 3, 3, 4]) == 0
+    assert bm.allocate("c", [1, 1, 2, 2, 5, 5, 3, 3, 4]) == 4
+    assert bm.block_table("c")[:2] == [0, 1]
+
+
+@grade("a block must match only with its whole prefix, not its own tokens alone",
+       "content_key", timeout=5)
+def test_key_covers_the_prefix(impl):
+    bm = caching(12, 4, impl)
+    bm.allocate("a", [1] * 4 + [2] * 4 + [0])
+    assert bm.allocate("b", [2] * 4 + [0]) == 0
+    assert bm.allocate("c", [5] * 4 + [2] * 4 + [0]) == 0
+    assert bm.allocate("d", [1] * 4 + [2] * 4 + [7]) == 8
+
+
+@grade("a cache hit must be exact, not a hash match", "content_key", timeout=5)
+def test_hit_is_exact(impl):
+    bm = caching(8, 4, impl)
+    bm.allocate("a", [-1] * 4 + [0])  # hash(-1) == hash(-2) in CPython
+    assert bm.allocate("b", [-2] * 4 + [0]) == 0
+    assert bm.allocate("c", [-1] * 4 + [0]) == 4
+
+
+@grade("a block filled by append_token must be cached from then on", "content_key", timeout=5)
+def test_append_registers_a_filled_block(impl):
+    bm = caching(8, 4, impl)
+    prompt = [1, 2, 3, 4, 5, 6]
+    bm.allocate("a", prompt)
+    prompt[4:] = [0, 0]  # the manager keeps its own copy of the prompt
+    bm.append_token("a", 7)
+    assert bm.allocate("b", [1, 2, 3, 4, 5, 6, 7, 9]) == 4  # block 1 not full yet
+    bm.append_token("a", 8)  # fills block 1
+    assert bm.allocate("c", [1, 2, 3, 4, 5, 6, 7, 8, 9]) == 8
+    assert bm.block_table("c")[:2] == [0, 1]
+
+
+@grade("a partly filled block must never be a cache hit", "content_key", timeout=5)
+def test_partial_blocks_do_not_hit(impl):
+    bm = caching(8, 4, impl)
+    bm.allocate("a", [1, 2, 3, 4, 5, 6])
+    assert bm.allocate("b", [1, 2, 3, 4, 5, 6, 0, 0, 9]) == 4
+    bm.append_token("a", 0)
+    bm.append_token("a", 0)  # fills block 1 now, with the same content as b's block 1
+    assert bm.allocate("c", [1, 2, 3, 4, 5, 6, 0, 0, 9]) == 8
+    assert bm.block_table("c")[:2] == [0, bm.block_table("b")[1]]  # b registered it first
+
+
+@grade("a released block must keep its cache entry until it is taken again", "eviction",
+       timeout=5)
+def test_eviction_when_taken(impl):
+    # block_size 4, 4 blocks. a=[1..5] -> [0,1], block 0 registered; free -> queue 2,3,1,0.
+    # a again reuses 0 and takes 2; free -> queue 3,1,2,0. x, y, z take 3, 1, 2; free z ->
+    # queue 0,2. r=a reuses 0 and takes 2; free -> queue 2,0. u takes 2, w takes 0 for new
+    # content: that evicts a's first block.
+    bm = caching(4, 4, impl)
+    a = [1, 2, 3, 4, 5]
+    bm.allocate("a", a)
+    bm.free("a")
+    assert bm.allocate("a", a) == 4  # still cached while it waited in the queue
+    assert bm.block_table("a") == [0, 2]
+    bm.free("a")
+    for s, t in (("x", 7), ("y", 8), ("z", 9)):
+        bm.allocate(s, [t])
+    bm.free("z")
+    assert bm.allocate("r", a) == 4  # block 0 is still in the queue, entry intact
+    assert bm.block_table("r") == [0, 2]
+    bm.free("r")
+    bm.allocate("u", [6])
+    bm.allocate("w", [6])
+    assert bm.block_table("w") == [0]
+    for s in ("x", "y", "u", "w"):
+        bm.free(s)
+    assert bm.allocate("a", a) == 0
+
+
+@grade("taking a duplicate block must leave the entry of the block it duplicates",
+       "eviction", timeout=5)
+def test_duplicate_does_not_evict_original(impl):
+    # block_size 4, 5 blocks. p=[1,2,3] -> [0]; fork c. p+4 copies (0,1) and fills block 1:
+    # registered. c+4 fills block 0 in place with the same content: a duplicate. free c ->
+    # queue 2,3,4,0; x takes 2,3,4, z takes the duplicate 0 for new content; free x.
+    bm = caching(5, 4, impl)
+    bm.allocate("p", [1, 2, 3])
+    bm.fork("p", "c")
+    assert bm.append_token("p", 4) == (0, 1)
+    assert bm.append_token("c", 4) is None
+    bm.free("c")
+    bm.allocate("x", [5] * 9)
+    bm.allocate("z", [7])
+    assert bm.block_table("z") == [0]
+    bm.free("x")
+    assert bm.allocate("q", [1, 2, 3, 4, 5]) == 4
+    assert bm.block_table("q")[0] == 1
+
+
+@grade("a duplicate must stay unregistered after the original is evicted", "content_key",
+       timeout=5)
+def test_duplicate_stays_unregistered(impl):
+    # As above with 6 blocks, but p is freed: queue 2,3,4,5,1; x takes 2..5, z takes block 1
+    # (the original) for new content, evicting it. Block 0 holds the content, uncached.
+    bm = caching(6, 4, impl)
+    bm.allocate("p", [1, 2, 3])
+    bm.fork("p", "c")
+    bm.append_token("p", 4)
+    bm.append_token("c", 4)
+    bm.free("p")
+    bm.allocate("x", [5] * 13)
+    bm.allocate("z", [7])
+    assert bm.block_table("z") == [1]
+    bm.free("x")
+    assert bm.allocate("q", [1, 2, 3, 4, 5]) == 0
+
+
+@grade("can_allocate must count the reused blocks that are free", "eviction", timeout=5)
+def test_can_allocate_counts_reused_free_blocks(impl):
+    # block_size 4, 3 blocks. a=[1..5] -> [0,1]; free -> queue 2,1,0 with block 0 cached;
+    # x takes 2. A 9-token prompt reusing block 0 needs 0 and two new blocks: 3 > 2 free.
+    bm = caching(3, 4, impl)
+    bm.allocate("a", [1, 2, 3, 4, 5])
+    bm.free("a")
+    bm.allocate("x", [9])
+    long = [1, 2, 3, 4, 6, 7, 8, 9, 10]
+    assert not bm.can_allocate(long)
+    with pytest.raises(impl.OutOfBlocks):
+        bm.allocate("b", long)
+    assert bm.num_free_blocks == 2
+    assert bm.can_allocate([1, 2, 3, 4, 6])
+    assert bm.allocate("b", [1, 2, 3, 4, 6]) == 4
+    assert bm.block_table("b") == [0, 1]
+    assert bm.num_free_blocks == 0
+
+
+@grade("a reused free block must leave the free queue", "eviction", timeout=5)
+def test_reused_free_block_leaves_the_queue(impl):
+    bm = caching(4, 2, impl)
+    bm.allocate("a", [1, 2, 3])
+    bm.free("a")  # queue 2, 3, 1, 0; block 0 cached
+    assert bm.allocate("b", [1, 2, 5]) == 2
+    assert bm.block_table("b") == [0, 2]
+    assert (bm.num_free_blocks, bm.ref_count(0)) == (2, 1)
+    assert drain(impl, bm) == [3, 1]
+    assert bm.block_table("b") == [0, 2]
+
+
+@grade("sequences with different salts must never share a cached block", "content_key",
+       timeout=5)
+def test_salts_separate_tenants(impl):
+    bm = caching(10, 2, impl)
+    bm.allocate("a", [1, 2, 3], cache_salt="t1")
+    assert bm.allocate("b", [1, 2, 3]) == 0
+    assert bm.allocate("c", [1, 2, 3], cache_salt="t2") == 0
+    assert bm.allocate("d", [1, 2, 3], cache_salt="".join(["t", "1"])) == 2  # == counts
+    assert bm.allocate("e", [1, 2, 4]) == 2  # b registered the None-salted block
+
+
+@grade("a forked child must keep its parent's salt", "content_key", timeout=5)
+def test_fork_keeps_salt(impl):
+    bm = caching(10, 2, impl)
+    bm.allocate("p", [1], cache_salt="t1")
+    bm.fork("p", "c")
+    bm.append_token("c", 2)  # fills the copy under salt t1
+    assert bm.allocate("x", [1, 2, 3]) == 0
+    assert bm.allocate("y", [1, 2, 3], cache_salt="t1") == 2
+
+
+@grade("prefix caching must agree with a brute-force oracle at every step", timeout=60)
+def test_state_machine_with_caching(impl):
+    run_machine(impl, caching=True, examples=100, steps=30)
+
+
+@grade("paging with and without caching must agree with the oracle", timeout=60)
+def test_state_machine_mixed(impl):
+    run_machine(impl, caching=None, examples=40, steps=30)
