@@ -60,6 +60,7 @@ def list_katas(lang: str = LangOpt) -> None:
     lang, store = _lang(lang), _store()
     table = Table("title", "levels", "minutes", "your best")
     table.columns.insert(0, Column("kata", no_wrap=True))
+    revealed = store.reveals()
     for kata in catalog.all_katas():
         try:
             kata.meta["levels"]
@@ -68,6 +69,8 @@ def list_katas(lang: str = LangOpt) -> None:
             continue
         best = store.best(kata.name)
         result = f"level {best.best_level} ({best.passed}/{best.total})" if best else "—"
+        if kata.name in revealed:  # `kata solution` promised that a look is recorded
+            result += "\nsolution seen"
         table.add_row(kata.name, kata.title(lang), str(kata.num_levels),
                       str(kata.meta["minutes"]), result)
     console.print(table)
@@ -165,7 +168,7 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
     """Benchmark an implementation against the kata's named baseline."""
     kata = _kata(name)
     try:
-        module = load_module(kata.impl_path(impl), f"kata_impl_{kata.name}")
+        module = load_module(kata.impl_path(impl), f"kata_impl_{kata.name}", api=kata.api)
         runner = load_module(kata.bench_path, f"kata_bench_{kata.name}")
     except ImplError as exc:
         console.print(f"[red]{exc}[/red]")

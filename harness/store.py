@@ -175,6 +175,12 @@ class Store:
             row = db.execute("SELECT 1 FROM reveals WHERE kata = ?", (kata,)).fetchone()
         return row is not None
 
+    def reveals(self) -> dict[str, float]:
+        """kata -> when you first looked at its reference solution."""
+        with self._connect() as db:
+            rows = db.execute("SELECT kata, MIN(at) FROM reveals GROUP BY kata").fetchall()
+        return dict(rows)
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """For features with tables of their own (mock sessions): one atomic write."""

@@ -77,3 +77,21 @@ def test_bench_prints_ratios_and_saves_the_table(tmp_path):
     assert result.exit_code == 0, result.output
     assert "ratio" in result.output
     assert "| samples |" in (tmp_path / "auc_roc.md").read_text()
+
+
+def test_a_revealed_solution_shows_in_list_and_progress(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert "solution seen" not in kata("list").output
+    assert "solutions you have looked at" not in kata("progress").output
+    assert kata("solution", "auc_roc", "--yes").exit_code == 0
+    lines = kata("list").output.splitlines()
+    start = next(i for i, line in enumerate(lines) if "auc_roc" in line)
+    end = next(i for i, line in enumerate(lines) if i > start and "_" in line.split("│")[1])
+    assert "solution seen" in "\n".join(lines[start:end]), "\n".join(lines)
+    assert "\n".join(lines).count("solution seen") == 1
+    progress = kata("progress")
+    assert "Reference solutions you have looked at (`kata solution`): auc_roc (" in \
+        " ".join(progress.output.split())
+    assert all(len(line) <= 80 for line in progress.output.splitlines())
+    zh = kata("progress", "--lang", "zh-TW")
+    assert "你看過的參考解答" in zh.output and "auc_roc" in zh.output

@@ -430,3 +430,20 @@ def test_progress_shows_attempts_and_sessions_and_draws_the_chart(work, clock, g
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     zh = kata("progress", "--lang", "zh-TW")
     assert "嘗試次數" in zh.output and "成績趨勢圖" in zh.output
+
+
+def test_the_scorecard_shows_what_was_asked_when_and_what_it_cost(work, clock):
+    start(work)
+    listed = kata("mock", "questions")
+    assert "Asking counts in your score" not in listed.output
+    assert "costs nothing" in listed.output and "scorecard" in listed.output
+    clock.advance(200)
+    kata("mock", "ask", "How do ties count?")
+    clock.advance(100)
+    kata("mock", "ask", "How do ties count?")  # asked twice, listed once, at its first time
+    result = kata("mock", "end")
+    assert "Questions asked: 1 of 5" in result.output
+    assert "asking costs nothing" in result.output
+    assert "✓ How should tied scores count? (asked at 03:20, Level 1)" in result.output
+    zh = kata("mock", "scorecard", "--lang", "zh-TW")
+    assert "問問題不扣分" in zh.output and "03:20" in zh.output

@@ -40,6 +40,10 @@ class Row:
                 clock(self.best_time) if self.best_time is not None else "—", last]
 
 
+def _when(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
+
+
 def rows(attempts: list[Attempt], sessions: list[Session]) -> list[Row]:
     """Every kata in katas/, plus any with a history whose folder is gone."""
     names = [k.name for k in catalog.all_katas()]
@@ -123,6 +127,7 @@ def report(console: Console, store: Store, lang: str) -> None:
     """Print the table and write the chart under the store's folder."""
     try:
         attempts, sessions = store.attempts(), Sessions(store).history()
+        revealed = store.reveals()
     except StoreError as exc:
         console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
@@ -137,6 +142,9 @@ def report(console: Console, store: Store, lang: str) -> None:
             cells[0] += " " + say("gone", lang)
         table.add_row(*(Text(c) for c in cells))
     console.print(table)
+    if revealed:  # `kata solution` promised that a look is recorded: here it is
+        seen = ", ".join(f"{kata} ({_when(at)})" for kata, at in sorted(revealed.items()))
+        console.print(say("solutions_seen", lang, katas=seen), markup=False, highlight=False)
     path = chart(attempts, sessions, store.path.parent / CHART, lang)
     if path is None:  # a chart left from an older store would show scores that are gone
         (store.path.parent / CHART).unlink(missing_ok=True)

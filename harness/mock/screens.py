@@ -147,10 +147,14 @@ class Screen:
             return
         questions = kata.meta["questions"]
         self.say("questions_total", n=len(session.asked), total=len(questions))
+        first = session.first_asked()
         for i, q in enumerate(questions):
-            asked = i in session.asked
-            self.say("question_asked" if asked else "question_missed",
-                     "green" if asked else None, ask=q["ask"][self.lang])
+            if i in first:
+                at, level = first[i]
+                self.say("question_asked", "green", ask=q["ask"][self.lang], at=clock(at),
+                         n=level)
+            else:
+                self.say("question_missed", ask=q["ask"][self.lang])
         self.followups(kata)
         self.say("untouched")
 

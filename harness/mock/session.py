@@ -111,6 +111,13 @@ class Session:
     def asked(self) -> list[int]:
         return sorted({e.data["question"] for e in self.of(Kind.ASK)})
 
+    def first_asked(self) -> dict[int, tuple[float, int]]:
+        """question -> (seconds into the session, level) when it was first asked."""
+        first: dict[int, tuple[float, int]] = {}
+        for e in self.of(Kind.ASK):
+            first.setdefault(e.data["question"], (e.at - self.started, e.level))
+        return first
+
     @property
     def hints(self) -> list[tuple[str, int]]:
         """(category, step) of every hint shown, once each, in the order they were first shown."""

@@ -44,8 +44,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # questions
     "questions": ("Clarifying questions the interviewer can answer ({asked} of {total} asked):",
                   "面試官能回答的釐清問題(已問 {asked} 題,共 {total} 題):"),
-    "ask_how": ("Ask one in your own words: `kata mock ask \"…\"`. Asking counts in your score.",
-                "用你自己的話問:`kata mock ask \"…\"`。有沒有問問題會算進成績。"),
+    "ask_how": ("Ask one in your own words: `kata mock ask \"…\"`. Asking costs nothing: the "
+                "scorecard lists what you asked and when, as an interviewer notes it.",
+                "用你自己的話問:`kata mock ask \"…\"`。"
+                "問問題不扣分:成績單會像面試官的筆記一樣,列出你問了什麼、什麼時候問的。"),
     "heard": ("The interviewer heard: {ask}", "面試官聽到的問題:{ask}"),
     "answer": ("Answer: {answer}", "回答:{answer}"),
     "asked_before": ("(you asked this one before)", "(這題你之前問過了)"),
@@ -107,8 +109,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
                        "時間到時,你的檔案已按當時的內容評分。"),
     "hints_total": ("Hints used: {n}", "使用的提示:{n}"),
     "hint_item": ("  {category}: {steps}", "  {category}:{steps}"),
-    "questions_total": ("Questions asked: {n} of {total}", "問過的問題:{n} / {total}"),
-    "question_asked": ("  ✓ {ask}", "  ✓ {ask}"),
+    "questions_total": ("Questions asked: {n} of {total} (asking costs nothing; a question not "
+                        "asked is one a strong candidate would have asked)",
+                        "問過的問題:{n} / {total}(問問題不扣分;沒問的題目是表現好的應試者會問的)"),
+    "question_asked": ("  ✓ {ask} (asked at {at}, Level {n})", "  ✓ {ask}({at} 問的,第 {n} 關)"),
     "question_missed": ("  · not asked: {ask}", "  · 沒問:{ask}"),
     "followups": ("Follow-up discussion", "後續討論"),
     "points": ("  A good answer covers:", "  好的回答會提到:"),
@@ -123,6 +127,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "col_best_level": ("best level", "最佳關卡"),
     "col_best_time": ("best time", "最佳時間"),
     "col_last": ("last attempt", "最近一次"),
+    "solutions_seen": ("Reference solutions you have looked at (`kata solution`): {katas}",
+                       "你看過的參考解答(`kata solution`):{katas}"),
     "progress_title": ("Your progress", "你的進度"),
     "gone": ("(gone)", "(已移除)"),
     "chart": ("Chart of your scores over time: {path}", "成績趨勢圖:{path}"),
