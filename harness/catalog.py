@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import tomllib
 from dataclasses import dataclass
@@ -58,6 +59,17 @@ class Kata:
 
     def title(self, lang: str = "en") -> str:
         return self.meta["title"][lang]
+
+    @cached_property
+    def api(self) -> tuple[str, ...]:
+        """The public names the pristine stub defines at top level: what a graded file needs."""
+        try:
+            tree = ast.parse(self.pristine_stub())
+        except (OSError, SyntaxError):  # no pristine stub to read: nothing is checked
+            return ()
+        defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        return tuple(n.name for n in tree.body
+                     if isinstance(n, defs) and not n.name.startswith("_"))
 
     def pristine_stub(self) -> str:
         """The stub as committed: what `kata reset` restores, whatever the learner has written."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -16,9 +17,20 @@ IMPORT_SECONDS = 30.0
 class ImplError(Exception):
     """The implementation file is missing or does not import."""
 
+    verdict = "does not import"
 
-def load_module(path: Path, name: str) -> ModuleType:
+
+class MissingAPI(ImplError):
+    """The file imports but lacks names of the kata's API: likely another kata's file."""
+
+    verdict = "lacks the kata's API"
+
+
+def load_module(path: Path, name: str, api: Sequence[str] = ()) -> ModuleType:
+    """`api`: the names the file must define, checked once here rather than failing every test."""
     path = Path(path)
+    if path.is_dir():
+        raise ImplError(f"{path} is a folder: give the path of the .py file to grade")
     if not path.is_file():
         raise ImplError(f"{path} does not exist")
     spec = importlib.util.spec_from_file_location(name, path)
@@ -31,6 +43,11 @@ def load_module(path: Path, name: str) -> ModuleType:
     except (Exception, KataTimeout) as exc:
         del sys.modules[name]
         raise ImplError(f"{path} does not import: {_one_line(exc, path)}") from exc
+    missing = [n for n in api if not hasattr(module, n)]
+    if missing:
+        del sys.modules[name]
+        raise MissingAPI(f"{path} lacks the kata's API: {', '.join(missing)} not defined "
+                         f"(is it the right file?)")
     return module
 
 

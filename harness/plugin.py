@@ -75,7 +75,7 @@ def _load(config: pytest.Config, kata: catalog.Kata) -> object:
     if kata.name not in impls:
         path = kata.impl_path(config.getoption("impl"))
         try:
-            impls[kata.name] = load_module(path, f"kata_impl_{kata.name}")
+            impls[kata.name] = load_module(path, f"kata_impl_{kata.name}", api=kata.api)
         except ImplError as exc:
             impls[kata.name] = exc
     return impls[kata.name]
@@ -132,7 +132,7 @@ def pytest_collection_modifyitems(session, config: pytest.Config, items: list) -
         if isinstance(error, ImplError):
             runs[name].import_error = str(error)
             for r in runs[name].results:
-                r.outcome, r.verdict = "failed", "does not import"
+                r.outcome, r.verdict = "failed", error.verdict
             items[:] = [i for i in items if i not in kata_items]
             items.append(BrokenImpl.from_parent(session, name=f"{name}: import", error=error))
 
