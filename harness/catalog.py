@@ -9,10 +9,27 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+INSTALLED_ROOT = Path(__file__).resolve().parent.parent  # the checkout harness was installed from
+
+
+def is_checkout(folder: Path) -> bool:
+    return (folder / "katas").is_dir() and (folder / "harness" / "suites").is_dir()
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The checkout `start` (default: the current directory) lies in, searched upward as git
+    does, so a second clone grades its own files; else the checkout harness was installed from."""
+    try:
+        start = Path(start or Path.cwd()).resolve()
+    except OSError:  # the current directory was deleted
+        return INSTALLED_ROOT
+    return next((f for f in (start, *start.parents) if is_checkout(f)), INSTALLED_ROOT)
+
+
+ROOT = find_root()
 KATAS_DIR = ROOT / "katas"
 SOLUTIONS_DIR = ROOT / "solutions"
-SUITES_DIR = Path(__file__).resolve().parent / "suites"
+SUITES_DIR = ROOT / "harness" / "suites"
 LANGS = ("en", "zh-TW")
 
 

@@ -45,4 +45,6 @@ def grade(kata: catalog.Kata, impl: str = "stub", *extra: str,
     if run is None:
         raise GradingError(f"no results for {kata.name}")
     run.impl = impl
+    if run.file is None:  # a checkout's older plugin does not say which file it graded
+        run.file = str(kata.impl_path(impl)) if impl in ("stub", "solution") else impl
     return run, proc.stdout + proc.stderr

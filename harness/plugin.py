@@ -129,6 +129,7 @@ def pytest_collection_modifyitems(session, config: pytest.Config, items: list) -
     items.sort(key=lambda i: tests[i.nodeid][1].level if i.nodeid in tests else -1)
     for name, kata_items in by_kata.items():
         error = _load(config, catalog.get(name))
+        runs[name].file = getattr(error, "__file__", None)  # the scorecard names the graded file
         if isinstance(error, ImplError):
             runs[name].import_error = str(error)
             for r in runs[name].results:

@@ -29,6 +29,7 @@ class KataRun:
     impl: str
     import_error: str | None = None
     results: list[TestResult] = field(default_factory=list)
+    file: str | None = None  # the file graded, as loaded
 
     def level_counts(self) -> dict[int, tuple[int, int]]:
         """level -> (passed, total), skipped tests left out of both."""
@@ -74,7 +75,8 @@ def level_name(level: int) -> str:
 
 def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
     """(line, ok) pairs: the per-level summary a run ends with."""
-    lines = [(f"{run.kata} · {run.impl}", run.passed)]
+    graded = f" · {run.file}" if run.file and run.file != run.impl else ""
+    lines = [(f"{run.kata} · {run.impl}{graded}", run.passed)]
     if run.import_error:
         lines.append((f"  {run.import_error}", False))
     for level, (passed, total) in run.level_counts().items():
