@@ -22,6 +22,7 @@ class Table:
     def __init__(self, *columns: str) -> None:
         self.columns = columns
         self.rows: list[tuple[str, ...]] = []
+        self.notes: list[str] = []  # printed and saved under the table
 
     def add(self, *cells: object) -> None:
         self.rows.append(tuple(str(c) for c in cells))
@@ -34,4 +35,5 @@ class Table:
     def save(self, path: Path, title: str) -> None:
         stamp = f"{date.today().isoformat()}, {platform.machine()} CPU, {os.cpu_count()} cores"
         Path(path).write_text(f"# {title}\n\nMeasured {stamp}.\n\n"
-                              f"{self.markdown()}\n", encoding="utf-8")
+                              f"{self.markdown()}\n" + "".join(f"\n{n}\n" for n in self.notes),
+                              encoding="utf-8")

@@ -14,6 +14,7 @@ from rich.syntax import Syntax
 from rich.table import Column, Table
 
 from harness import catalog, grading
+from harness.bench import Table as BenchTable
 from harness.loader import ImplError, load_module
 from harness.mock import progress as mock_progress
 from harness.mock.commands import mock
@@ -161,6 +162,28 @@ def solution(name: str = KataArg,
     console.print(Syntax(code, "python", code_width=width), crop=False)
 
 
+QUICK_NOTE = ("--quick: small sizes, a smoke test; timings at this size vary from run to run. "
+              "Run without --quick for figures to compare.")
+
+
+def print_table(table: BenchTable, title: str) -> None:
+    """A table too wide for the terminal is stacked, one `column: value` line per cell: rich
+    would otherwise cut its cells and headers to "…"."""
+    shown = Table(*table.columns, title=title)
+    for row in table.rows:
+        shown.add_row(*row)
+    unbounded = console.options.update_width(10_000)  # its natural width, not the terminal's
+    if console.measure(shown, options=unbounded).maximum <= console.width:
+        console.print(shown)
+        return
+    console.print(title, style="bold", highlight=False, markup=False)
+    for row in table.rows:
+        console.print(f"{table.columns[0]}: {row[0]}", style="bold", highlight=False,
+                      markup=False)
+        for column, cell in zip(table.columns[1:], row[1:], strict=True):
+            console.print(f"  {column}: {cell}", highlight=False, markup=False)
+
+
 @app.command()
 def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
           quick: bool = typer.Option(False, help="small sizes, a few seconds"),
@@ -181,10 +204,9 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
         console.print(f"[red]{impl} does not implement everything yet ({exc!r}); "
                       "try --impl solution[/red]")
         raise typer.Exit(1) from exc
-    shown = Table(*table.columns, title=f"{kata.name} · {impl}")
-    for row in table.rows:
-        shown.add_row(*row)
-    console.print(shown)
+    print_table(table, f"{kata.name} · {impl}")
+    for note in table.notes + ([QUICK_NOTE] if quick else []):
+        console.print(note, highlight=False, markup=False)
     if out:
         table.save(out / f"{kata.name}.md", f"{kata.title('en')}: benchmark")
 
