@@ -17,6 +17,10 @@ from hypothesis.stateful import (
 from .oracle import Oracle
 
 SALTS = (None, "tenant-b")
+# Prompts start from a few shared prefixes, so full blocks often match and hits are common.
+PREFIXES = ((), (0, 0, 0, 0), (0, 1, 0, 1, 0, 1), (1,) * 8)
+prompts = st.builds(lambda head, tail: [*head, *tail], st.sampled_from(PREFIXES),
+                    st.lists(st.integers(0, 1), max_size=4)).filter(bool)
 
 
 def drain(impl, bm) -> list[int]:
@@ -61,7 +65,7 @@ class PagedMachine(RuleBasedStateMachine):
     impl = None
     caching: bool | None = None  # None: drawn
 
-    @initialize(num_blocks=st.integers(1, 10), block_size=st.integers(1, 4),
+    @initialize(num_blocks=st.integers(1, 12), block_size=st.integers(1, 3),
                 caching=st.booleans())
     def setup(self, num_blocks, block_size, caching):
         caching = caching if self.caching is None else self.caching
@@ -69,6 +73,7 @@ class PagedMachine(RuleBasedStateMachine):
         self.bm = self.impl.BlockManager(num_blocks, block_size, prefix_caching=caching)
         self.oracle = Oracle(num_blocks, block_size, caching)
         self.store = Store(block_size)
+        self.history: list[list[int]] = []  # every sequence's tokens, kept after it is freed
 
     def new_id(self) -> int:
         return next(i for i in range(len(self.oracle.tables) + 1) if i not in self.oracle.tables)
@@ -77,8 +82,13 @@ class PagedMachine(RuleBasedStateMachine):
         ids = sorted(self.oracle.tables)
         return ids[pick % len(ids)]
 
-    @rule(tokens=st.lists(st.integers(0, 2), min_size=1, max_size=10),
-          salt=st.sampled_from(SALTS))
+    @precondition(lambda self: self.history)
+    @rule(pick=st.integers(0, 99), extra=st.integers(0, 1), salt=st.sampled_from(SALTS))
+    def resend(self, pick, extra, salt):
+        """A follow-up turn: an earlier sequence's prompt and output, plus one new token."""
+        self.allocate(self.history[-1 - pick % len(self.history)] + [extra], salt)
+
+    @rule(tokens=prompts, salt=st.sampled_from(SALTS))
     def allocate(self, tokens, salt):
         seq, fits = self.new_id(), self.oracle.fits(tokens, salt)
         assert self.bm.can_allocate(tokens, cache_salt=salt) == fits
@@ -89,9 +99,10 @@ class PagedMachine(RuleBasedStateMachine):
         want = self.oracle.allocate(seq, tokens, salt)
         assert self.bm.allocate(seq, list(tokens), cache_salt=salt) == want
         self.store.write(self.bm.block_table(seq), tokens, want)  # nothing for reused tokens
+        self.history.append(list(tokens))
 
     @precondition(lambda self: self.oracle.tables)
-    @rule(pick=st.integers(0, 99), token=st.integers(0, 2))
+    @rule(pick=st.integers(0, 99), token=st.integers(0, 1))
     def append(self, pick, token):
         seq = self.live(pick)
         fits = not self.oracle.needs_block(seq) or bool(self.oracle.queue)
@@ -120,6 +131,7 @@ class PagedMachine(RuleBasedStateMachine):
     @rule(pick=st.integers(0, 99))
     def free(self, pick):
         seq = self.live(pick)
+        self.history.append(list(self.oracle.tokens[seq]))
         self.oracle.free(seq)
         self.bm.free(seq)
 
