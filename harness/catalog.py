@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import subprocess
 import tomllib
 from dataclasses import dataclass
 from functools import cached_property
@@ -30,6 +29,8 @@ ROOT = find_root()
 KATAS_DIR = ROOT / "katas"
 SOLUTIONS_DIR = ROOT / "solutions"
 SUITES_DIR = ROOT / "harness" / "suites"
+# A copy of every stub, shipped as package data: the learner's commits to katas/ never touch it.
+STUBS_DIR = ROOT / "harness" / "stubs"
 LANGS = ("en", "zh-TW")
 
 
@@ -88,14 +89,23 @@ class Kata:
         return tuple(n.name for n in tree.body
                      if isinstance(n, defs) and not n.name.startswith("_"))
 
+    @property
+    def pristine_stub_path(self) -> Path:
+        return STUBS_DIR / self.name / f"{self.module}.py"
+
     def pristine_stub(self) -> str:
-        """The stub as committed: what `kata reset` restores, whatever the learner has written."""
-        rel = self.stub_path.relative_to(ROOT).as_posix()
-        proc = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=ROOT, capture_output=True,
-                              text=True)
-        if proc.returncode != 0:
-            raise FileNotFoundError(f"no committed version of {rel}: {proc.stderr.strip()}")
-        return proc.stdout
+        """The stub as shipped: what `kata reset` restores, whatever the learner has written or
+        committed. A debugging kata's stub is its reference with the planted bugs applied."""
+        try:
+            from harness.mutants import planted_stub  # mutants builds on this module
+        except ImportError:
+            planted_stub = None
+        text = planted_stub(self) if planted_stub else None
+        if text is not None:
+            return text
+        if not self.pristine_stub_path.is_file():
+            raise FileNotFoundError(f"no pristine stub: {self.pristine_stub_path} is missing")
+        return self.pristine_stub_path.read_text(encoding="utf-8")
 
     def impl_path(self, impl: str) -> Path:
         """`stub` (the learner's file), `solution`, or a path to any file with the kata's API."""
