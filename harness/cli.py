@@ -13,7 +13,7 @@ from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.table import Column, Table
 
-from harness import catalog, grading
+from harness import catalog, cjk, grading
 from harness.bench import Table as BenchTable
 from harness.loader import ImplError, load_module
 from harness.mock import progress as mock_progress
@@ -87,7 +87,7 @@ def show(name: str = KataArg, lang: str = LangOpt,
     for n, spec in enumerate(kata.meta["levels"], start=1):
         if level in (0, n):
             console.rule(f"Level {n} · {spec['title'][lang]}")
-            console.print(Markdown(spec["prompt"][lang]))
+            console.print(Markdown(cjk.prose(spec["prompt"][lang], lang)))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from typer.testing import CliRunner
 
@@ -95,3 +97,18 @@ def test_a_revealed_solution_shows_in_list_and_progress(monkeypatch):
     assert all(len(line) <= 80 for line in progress.output.splitlines())
     zh = kata("progress", "--lang", "zh-TW")
     assert "你看過的參考解答" in zh.output and "auc_roc" in zh.output
+
+
+def test_show_in_chinese_joins_lines_wrapped_inside_a_sentence(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # no wrapping by the terminal, only by the source
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    for name in ("auc_roc", "prefill_decode_scheduler"):
+        wraps = []  # the two characters either side of each line break inside a Chinese sentence
+        for spec in catalog.get(name).meta["levels"]:
+            lines = spec["prompt"]["zh-TW"].split("\n")
+            wraps += [(a[-1], b.strip()[0]) for a, b in zip(lines, lines[1:], strict=False)
+                      if a and b.strip() and cjk.match(a[-1]) and cjk.match(b.strip()[0])]
+        assert wraps, name
+        shown = kata("show", name, "--lang", "zh-TW").output
+        for a, b in wraps:
+            assert f"{a} {b}" not in shown and f"{a}\n{b}" not in shown, (name, a, b)

@@ -447,3 +447,50 @@ def test_the_scorecard_shows_what_was_asked_when_and_what_it_cost(work, clock):
     assert "✓ How should tied scores count? (asked at 03:20, Level 1)" in result.output
     zh = kata("mock", "scorecard", "--lang", "zh-TW")
     assert "問問題不扣分" in zh.output and "03:20" in zh.output
+
+
+@pytest.mark.parametrize("asked, expected", [  # Chinese paraphrases, not the notes' own words
+    ("分數一樣的時候要怎麼計算?", 0), ("平手的分數怎麼處理?", 0),
+    ("分數高的是正類還是負類?", 1), ("分數比較高表示比較可能是正的嗎?", 1),
+    ("如果資料裡只有一種類別怎麼辦?", 2), ("只有一種類別的資料要回傳什麼?", 2),
+    ("能不能使用 sklearn?", 3), ("我可以直接呼叫 sklearn 的函式嗎?", 3),
+    ("輸入資料的大小上限是多少?", 4), ("輸入最多會有幾筆?", 4),
+    ("今天天氣如何?", None), ("你好", None), ("這題好難", None)])
+def test_chinese_paraphrases_match_the_katas_notes(asked, expected):
+    assert ask.match(asked, AUC.meta["questions"]) == expected
+
+
+@pytest.mark.parametrize("name", [k.name for k in catalog.all_katas()
+                                  if not interview.usable(k)])
+def test_every_notes_question_matches_itself_in_each_language(name):
+    questions = catalog.get(name).meta["questions"]
+    for i, q in enumerate(questions):
+        for lang in catalog.LANGS:
+            assert ask.match(q["ask"][lang], questions) == i, (name, lang, q["ask"][lang])
+
+
+def test_a_question_can_be_asked_by_its_number(work, clock):
+    start(work, "--lang", "zh-TW")
+    listed = kata("mock", "questions")
+    assert "kata mock ask 2" in listed.output
+    answered = kata("mock", "ask", "4")
+    assert answered.exit_code == 0
+    assert AUC.meta["questions"][3]["answer"]["zh-TW"] in answered.output
+    assert kata("mock", "ask", "#1").exit_code == 0
+    out_of_range = kata("mock", "ask", "6")
+    assert out_of_range.exit_code == 1 and "1. " in out_of_range.output
+    assert current().asked == [0, 3]
+
+
+def test_hints_in_a_chinese_session_give_the_english_test_title_context(work, clock, grader):
+    start(work, "--lang", "zh-TW")
+    grader.runs.append(make_run(set()))
+    failed = kata("mock", "submit", "--hint")
+    assert AUC.meta["hints"]["ties"]["zh-TW"][0] in failed.output
+    title = "tied scores must count one half"
+    for line in failed.output.splitlines():
+        if title in line:  # never an English title on its own: it is named as the test's name
+            assert "測試" in line, line
+    assert "失敗隱藏測試(英文名稱)" in failed.output
+    english = kata("mock", "hint", "--lang", "en")
+    assert "Hint 2 of 2 for “tied scores must count one half”" in english.output

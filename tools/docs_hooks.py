@@ -21,14 +21,13 @@ import re
 import tomllib
 from pathlib import Path
 
+from harness.cjk import prose  # the CLI joins Chinese lines the same way
+
 ROOT = Path(__file__).resolve().parent.parent
 KATAS = ROOT / "katas"
 ORDER = ["auc_roc", "sync_batch_scheduler", "slot_refill_decoder", "prefill_decode_scheduler",
          "extra_trees_debug", "rolling_feature_leakage", "toylm"]
 
-CJK = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]")
-FULLWIDTH_PUNCT = re.compile(r"[\u3000-\u303f\uff00-\uffef]")
-BLOCK_START = re.compile(r"([-*+] |\d+\. |[|#>]|!!!|\?\?\?|<!--)")
 MERMAID_SCRIPT = re.compile(r'<script src="[^"]*assets/javascripts/mermaid\.min\.js"></script>\s*')
 MARKER = re.compile(r"^<!-- (benchmarks|kata:(\w+) (\w+)) -->$", re.MULTILINE)
 
@@ -146,27 +145,6 @@ SECTIONS = {"levels": _levels, "questions": _questions, "followups": _followups,
             "selfcheck": _selfcheck}
 
 
-def _join_cjk_lines(markdown: str) -> str:
-    """Chromium draws a line break between two Chinese characters as a space, so a paragraph that is
-    wrapped in the source gets stray gaps; join such lines (outside code blocks and headings)."""
-    out: list[str] = []
-    fence = None
-    for line in markdown.split("\n"):
-        stripped = line.strip()
-        opener = re.match(r"(`{3,}|~{3,})", stripped)
-        if fence:
-            fence = None if stripped == fence else fence
-        elif opener:
-            fence = opener.group(1)
-        elif out and stripped and out[-1].strip() and not out[-1].lstrip().startswith("#") and (
-                (CJK.match(stripped) and CJK.match(out[-1][-1]))
-                or (FULLWIDTH_PUNCT.match(out[-1][-1]) and not BLOCK_START.match(stripped))):
-            out[-1] += stripped
-            continue
-        out.append(line)
-    return "\n".join(out)
-
-
 def on_page_markdown(markdown: str, page, config, files) -> str:
     lang = _lang(page)
 
@@ -188,7 +166,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         return text + "\n" if text else _note(TEXT[lang]["empty"])
 
     markdown = MARKER.sub(fill, markdown)
-    return _join_cjk_lines(markdown) if lang == "zh-TW" else markdown
+    return prose(markdown, lang)
 
 
 def on_post_page(output: str, page, config) -> str:

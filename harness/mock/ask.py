@@ -1,7 +1,9 @@
 """Match a learner's free-text question with the clarifying questions a kata's interviewer knows.
 
-Words are compared loosely (a shared prefix covers plurals and tenses: "ties" meets "tied"), and
-Chinese text, which has no spaces, is compared by pairs of characters.
+Words are compared loosely: in English a shared prefix covers plurals and tenses ("ties" meets
+"tied"); Chinese is segmented into words by jieba, and two Chinese words meet when they share a
+character that carries meaning ("同分" meets "分數", "類別" meets "類"). A question can also be
+asked by its number in the list ("3" or "#3").
 """
 
 from __future__ import annotations
@@ -9,21 +11,32 @@ from __future__ import annotations
 import re
 
 from harness.catalog import LANGS
+from harness.cjk import segment
 
 STOPWORDS = set("""a an the is are was be been do does did should would could can may might will
 shall must i we you it its they my me our your of to in on at for with by from or and if so as
 what when which who how why there this that these those happen happens any some about""".split())
+# Function words and question words of Chinese: they say that something is asked, not what.
+STOPWORDS_ZH = set("""的 了 是 嗎 呢 吧 啊 呀 要 會 我 你 他 她 它 我們 在 和 與 跟 或 還是 怎麼
+怎樣 什麼 如何 時 時候 情況 話 可以 能 不能 能不能 請問 一下 這 那 這個 那個 有 就 都 也 該 應該
+需要 麼 辦 怎麼辦 算 處理 如果 若 一個 一種 個""".split())
+WEAK_CHARS = set("的是不一有")  # too common for a shared character to mean a shared word
 THRESHOLD = 0.3  # Dice similarity below this is "not in the interviewer's notes"
 
 _WORD = re.compile(r"[a-z0-9_]+|[\u3400-\u9fff]+")
+_NUMBER = re.compile(r"#?\s*(\d+)")
+
+
+def _cjk(word: str) -> bool:
+    return "\u3400" <= word[0] <= "\u9fff"
 
 
 def words(text: str) -> list[str]:
-    """Content words of `text`; a run of CJK characters becomes its overlapping character pairs."""
+    """Content words of `text`; a run of Chinese characters is segmented into words."""
     found = []
-    for token in _WORD.findall(text.lower()):
-        if "\u3400" <= token[0] <= "\u9fff":
-            found += [token[i:i + 2] for i in range(max(1, len(token) - 1))]
+    for token in _WORD.findall(text.lower().replace("scikit-learn", "sklearn")):
+        if _cjk(token):
+            found += [w for w in segment(token) if w not in STOPWORDS_ZH]
         elif token not in STOPWORDS:
             found.append(token)
     return found
@@ -32,6 +45,8 @@ def words(text: str) -> list[str]:
 def _same(a: str, b: str) -> bool:
     if a == b:
         return True
+    if _cjk(a) or _cjk(b):
+        return _cjk(a) and _cjk(b) and bool((set(a) & set(b)) - WEAK_CHARS)
     common = len(next((a[:i] for i in range(min(len(a), len(b)), 0, -1) if a[:i] == b[:i]), ""))
     return common >= 3 and common >= min(len(a), len(b)) - 1
 
@@ -47,6 +62,10 @@ def similarity(asked: str, known: str) -> float:
 
 def match(asked: str, questions: list[dict]) -> int | None:
     """The index of the question that `asked` means, in any language, or None."""
+    number = _NUMBER.fullmatch(asked.strip())
+    if number:  # as numbered by `kata mock questions`, from 1
+        n = int(number.group(1))
+        return n - 1 if 1 <= n <= len(questions) else None
     best, index = 0.0, None
     for i, question in enumerate(questions):
         score = max(similarity(asked, question["ask"][lang]) for lang in LANGS)

@@ -7,7 +7,7 @@ import time
 from rich.console import Console
 from rich.markdown import Markdown
 
-from harness import catalog
+from harness import catalog, cjk
 from harness.mock import interview
 from harness.mock.session import Reason, Session
 from harness.mock.text import clock, say
@@ -29,7 +29,7 @@ class Screen:
         spec = kata.meta["levels"][n - 1]
         self.rule(say("level", self.lang, n=n, total=kata.num_levels,
                       title=spec["title"][self.lang]))
-        self.console.print(Markdown(spec["prompt"][self.lang]))
+        self.console.print(Markdown(cjk.prose(spec["prompt"][self.lang], self.lang)))
 
     def clock(self, session: Session) -> None:
         self.say("clock", "bold", left=clock(session.left(interview.now())))

@@ -44,9 +44,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # questions
     "questions": ("Clarifying questions the interviewer can answer ({asked} of {total} asked):",
                   "面試官能回答的釐清問題(已問 {asked} 題,共 {total} 題):"),
-    "ask_how": ("Ask one in your own words: `kata mock ask \"…\"`. Asking costs nothing: the "
-                "scorecard lists what you asked and when, as an interviewer notes it.",
-                "用你自己的話問:`kata mock ask \"…\"`。"
+    "ask_how": ("Ask one in your own words (`kata mock ask \"…\"`) or by its number "
+                "(`kata mock ask 2`). Asking costs nothing: the scorecard lists what you asked "
+                "and when, as an interviewer notes it.",
+                "用你自己的話問(`kata mock ask \"…\"`),或用題號問(`kata mock ask 2`)。"
                 "問問題不扣分:成績單會像面試官的筆記一樣,列出你問了什麼、什麼時候問的。"),
     "heard": ("The interviewer heard: {ask}", "面試官聽到的問題:{ask}"),
     "answer": ("Answer: {answer}", "回答:{answer}"),
@@ -62,15 +63,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
                      "第 {n} 關:隱藏測試通過 {passed} / {total}。"),
     "lower_failing": ("A level you passed before fails again, so Level {n} cannot pass yet.",
                       "之前通過的關卡又失敗了,所以第 {n} 關還不能通過。"),
-    "failing": ("Failing:", "失敗的測試:"),
-    "failure": ("  ✗ {where}{title} — {verdict}", "  ✗ {where}{title} — {verdict}"),
+    "failing": ("Failing:", "失敗的隱藏測試(名稱為英文):"),
+    "failure": ("  ✗ {where}{title} — {verdict}", "  ✗ {where}測試 “{title}” — {verdict}"),
     "where": ("(Level {n}) ", "(第 {n} 關)"),
     "hint_how": ("Ask for a hint with `kata mock hint` (hints are counted).",
                  "需要提示時用 `kata mock hint`(提示次數會被記錄)。"),
     "unlocked": ("Level {n} is unlocked:", "第 {n} 關已解鎖:"),
     # hints
+    # Test titles exist in English only: a Chinese screen names one as the test's English name.
     "hint": ("Hint {step} of 2 for “{title}” [{category}]: {text}",
-             "「{title}」的提示 {step} / 2 [{category}]:{text}"),
+             "提示 {step} / 2 [{category}]:{text}\n"
+             "  ↳ 對應的失敗隱藏測試(英文名稱):{title}"),
     "hints_used": ("Hints used so far: {n}", "目前用掉的提示:{n}"),
     "hint_submit_first": ("Submit first: hints are for failing hidden tests of Level {n}.",
                           "請先提交:提示只針對第 {n} 關失敗的隱藏測試。"),
@@ -101,7 +104,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
                    "  第 {n} 關:{at} 通過(花了 {took})"),
     "level_not_passed": ("  Level {n}: not passed", "  第 {n} 關:未通過"),
     "level_not_reached": ("  Level {n}: not reached", "  第 {n} 關:未到達"),
-    "final_failures": ("Hidden tests failing in your last submit:", "最後一次提交失敗的隱藏測試:"),
+    "final_failures": ("Hidden tests failing in your last submit:",
+                       "最後一次提交失敗的隱藏測試(名稱為英文):"),
     "no_failures": ("Hidden tests failing in your last submit: none",
                     "最後一次提交失敗的隱藏測試:無"),
     "no_submit": ("You never submitted.", "你沒有提交過。"),
