@@ -61,7 +61,8 @@ def missing(requests):
 
 @grade("a wrong number of responses must raise RuntimeError naming both counts", hint="count",
        timeout=8)
-@pytest.mark.parametrize("answer,got", [(short, "2"), (long, "4"), (missing, "None")],
+# For `None` the prompt asks to "say so" without pinning words: only the expected count is checked.
+@pytest.mark.parametrize("answer,got", [(short, "2"), (long, "4"), (missing, "")],
                          ids=["short", "long", "none"])
 def test_wrong_response_count(impl, answer, got):
     rec = Recorder(gated=True, answer=lambda reqs: answer(reqs) if len(reqs) == 3 else
