@@ -32,6 +32,7 @@ SUITES_DIR = ROOT / "harness" / "suites"
 # A copy of every stub, shipped as package data: the learner's commits to katas/ never touch it.
 STUBS_DIR = ROOT / "harness" / "stubs"
 LANGS = ("en", "zh-TW")
+MUTANT_PREFIX = "mutant:"
 
 
 @dataclass(frozen=True)
@@ -96,11 +97,9 @@ class Kata:
     def pristine_stub(self) -> str:
         """The stub as shipped: what `kata reset` restores, whatever the learner has written or
         committed. A debugging kata's stub is its reference with the planted bugs applied."""
-        try:
-            from harness.mutants import planted_stub  # mutants builds on this module
-        except ImportError:
-            planted_stub = None
-        text = planted_stub(self) if planted_stub else None
+        from harness.mutants import planted_stub  # mutants builds on this module
+
+        text = planted_stub(self)
         if text is not None:
             return text
         if not self.pristine_stub_path.is_file():
@@ -108,11 +107,16 @@ class Kata:
         return self.pristine_stub_path.read_text(encoding="utf-8")
 
     def impl_path(self, impl: str) -> Path:
-        """`stub` (the learner's file), `solution`, or a path to any file with the kata's API."""
+        """`stub` (the learner's file), `solution`, `mutant:NAME` (written to a temporary folder
+        outside the repository), or a path to any file with the kata's API."""
         if impl == "stub":
             return self.stub_path
         if impl == "solution":
             return self.solution_path
+        if impl.startswith(MUTANT_PREFIX):
+            from harness import mutants  # mutants builds on this module
+
+            return mutants.materialise(self, impl.removeprefix(MUTANT_PREFIX))
         path = Path(impl).expanduser()
         return path if path.is_absolute() else Path.cwd() / path
 

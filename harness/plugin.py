@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -49,6 +50,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--kata-timeout", type=float, default=None,
                     help=f"seconds each test may take (default {DEFAULT_TIMEOUT:g}, or its own)")
     group.addoption("--kata-json", default=None, help="also write the results to this JSON file")
+    group.addoption("--kata-title", action="append", default=[], metavar="TITLE",
+                    help="run only the hidden tests with this title (repeatable); no examples")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -73,7 +76,13 @@ def pytest_configure(config: pytest.Config) -> None:
 def _load(config: pytest.Config, kata: catalog.Kata) -> object:
     impls = config.stash[impls_key]
     if kata.name not in impls:
-        path = kata.impl_path(config.getoption("impl"))
+        try:
+            path = kata.impl_path(config.getoption("impl"))
+        except (KeyError, ValueError) as exc:  # an unknown mutant, or one that no longer applies
+            impls[kata.name] = ImplError(exc.args[0])
+            return impls[kata.name]
+        if config.getoption("impl").startswith(catalog.MUTANT_PREFIX):
+            config.add_cleanup(lambda: shutil.rmtree(path.parent, ignore_errors=True))
         try:
             impls[kata.name] = load_module(path, f"kata_impl_{kata.name}", api=kata.api)
         except ImplError as exc:
@@ -107,8 +116,25 @@ class BrokenImpl(pytest.Item):
         return self.path, None, self.name
 
 
+def _keep_titles(config: pytest.Config, items: list) -> None:
+    """`--kata-title`: keep only the hidden tests with those titles; name any that match none."""
+    titles = set(config.getoption("kata_title"))
+    if not titles:
+        return
+    def title(item) -> str | None:
+        mark = item.get_closest_marker("grade")
+        return mark.kwargs["title"] if mark else None
+    unknown = titles - {title(i) for i in items}
+    if unknown:
+        raise pytest.UsageError(f"no hidden test has the title {sorted(unknown)[0]!r}")
+    kept = [i for i in items if title(i) in titles]
+    config.hook.pytest_deselected(items=[i for i in items if title(i) not in titles])
+    items[:] = kept
+
+
 @pytest.hookimpl(trylast=True)  # after -k/-m deselection, so only tests that run are counted
 def pytest_collection_modifyitems(session, config: pytest.Config, items: list) -> None:
+    _keep_titles(config, items)
     runs, tests = config.stash[runs_key], config.stash[tests_key]
     by_kata: dict[str, list] = {}
     for item in items:

@@ -1,27 +1,55 @@
-"""Meta-tests over every kata: the reference passes, the stub and every mutant fail."""
+"""Meta-tests over every kata: the reference passes, the stub and every mutant fail.
+
+The in-process checks come first (anchors apply, mutants compile, titles exist), the gradings in
+child processes after, so a drifted mutant is reported in seconds.
+"""
 
 from __future__ import annotations
 
-import ast
+import functools
 
 import pytest
 
-from harness import catalog, grading, metadata
+from harness import catalog, grading, metadata, mutants
 
 KATAS = catalog.all_katas()
-MUTANTS = [(k, m) for k in KATAS for m in k.mutants]
 
 
-def hint_categories(kata: catalog.Kata) -> set[str]:
-    """The hint category of every hidden test, as the grader collects them."""
+def _mutants(kata: catalog.Kata) -> list[mutants.Mutant]:
+    try:
+        return mutants.load(kata)
+    except mutants.MutantError:  # reported by test_mutants_are_anchored_edits
+        return []
+
+
+MUTANTS = [(k, m) for k in KATAS for m in _mutants(k)]
+
+
+@functools.cache
+def hidden_tests(kata: catalog.Kata) -> dict[str, str]:
+    """title -> hint category of every hidden test, as the grader collects them."""
     run, output = grading.grade(kata, "solution", "--collect-only", hidden_only=True)
     assert run.results, output[-2000:]
-    return {r.hint for r in run.results}
+    return {r.title: r.hint for r in run.results}
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
 def test_metadata_is_complete_in_both_languages(kata):
-    assert metadata.problems(kata.meta, hint_categories(kata)) == []
+    assert metadata.problems(kata.meta, set(hidden_tests(kata).values())) == []
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_mutants_are_anchored_edits(kata):
+    found = mutants.load(kata)  # a malformed file raises, naming the mutant
+    assert len(found) >= 6, f"{kata.name} needs at least 6 mutants, has {len(found)}"
+    reference = mutants.reference(kata)
+    titles = hidden_tests(kata)
+    for mutant in found:
+        text = mutants.source(kata, mutant)  # a drifted anchor raises, naming it
+        compile(text, f"mutant:{mutant.name}", "exec")
+        assert text != reference, f"mutant {mutant.name!r} changes nothing"
+        unknown = [t for t in mutant.caught_by if t not in titles]
+        assert not unknown, f"mutant {mutant.name!r} names no hidden test titled {unknown[0]!r}"
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
@@ -34,26 +62,15 @@ def test_reference_solution_passes_everything(kata):
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
 def test_pristine_stub_fails(kata, tmp_path):
     stub = tmp_path / f"{kata.module}.py"
-    try:
-        stub.write_text(kata.pristine_stub(), encoding="utf-8")
-    except FileNotFoundError:  # a kata not committed yet: its working file is the stub
-        stub.write_bytes(kata.stub_path.read_bytes())
+    stub.write_text(kata.pristine_stub(), encoding="utf-8")
     run, output = grading.grade(kata, str(stub), "-x")
     assert not run.passed and run.import_error is None, output[-3000:]
 
 
-@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
-def test_kata_ships_enough_named_mutants(kata):
-    assert len(kata.mutants) >= 6
-    for mutant in kata.mutants:
-        doc = ast.get_docstring(ast.parse(mutant.read_text(encoding="utf-8")))
-        assert doc and doc.strip(), f"{mutant.name} needs a docstring naming its mistake"
-
-
-@pytest.mark.parametrize("kata, mutant", MUTANTS, ids=[f"{k.name}-{m.stem}" for k, m in MUTANTS])
-def test_mutant_fails_a_hidden_test(kata, mutant):
-    run, output = grading.grade(kata, str(mutant), "-x", hidden_only=True)
+@pytest.mark.parametrize("kata, mutant", MUTANTS, ids=[f"{k.name}-{m.name}" for k, m in MUTANTS])
+def test_mutant_is_caught_by_the_tests_it_names(kata, mutant):
+    titles = [f"--kata-title={t}" for t in mutant.caught_by]
+    run, output = grading.grade(kata, f"mutant:{mutant.name}", "-x", *titles, hidden_only=True)
     assert run.import_error is None, run.import_error
-    mistake = ast.get_docstring(ast.parse(mutant.read_text(encoding="utf-8")))
-    assert any(r.failed for r in run.results if r.level > 0), f"{mutant.name} survived: {mistake}"
-
+    caught = [r for r in run.results if r.failed and r.title in mutant.caught_by]
+    assert caught, f"{mutant.name} survived {list(mutant.caught_by)}: {mutant.mistake['en']}"
