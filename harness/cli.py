@@ -82,6 +82,9 @@ def show(name: str = KataArg, lang: str = LangOpt,
          level: int = typer.Option(0, help="show only this level (default: all)")) -> None:
     """The kata's prompt."""
     kata, lang = _kata(name), _lang(lang)
+    if not 0 <= level <= kata.num_levels:
+        raise typer.BadParameter(f"{kata.name} has levels 1 to {kata.num_levels}, got {level} "
+                                 "(leave --level out to show them all)", param_hint="--level")
     console.print(f"[bold]{kata.title(lang)}[/bold]  ({kata.meta['minutes']} min)  "
                   f"katas/{kata.name}/{kata.module}.py")
     for n, spec in enumerate(kata.meta["levels"], start=1):

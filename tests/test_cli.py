@@ -112,3 +112,10 @@ def test_show_in_chinese_joins_lines_wrapped_inside_a_sentence(monkeypatch):
         shown = kata("show", name, "--lang", "zh-TW").output
         for a, b in wraps:
             assert f"{a} {b}" not in shown and f"{a}\n{b}" not in shown, (name, a, b)
+
+
+@pytest.mark.parametrize("level", ["5", "-1"])
+def test_show_of_a_level_the_kata_does_not_have_is_an_error(level):
+    result = kata("show", "auc_roc", "--level", level)
+    assert result.exit_code == 2 and "auc_roc has levels 1 to 3" in result.output
+    assert "AUC-ROC by hand" not in result.output  # no header for a prompt that is not shown

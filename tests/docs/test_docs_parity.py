@@ -117,3 +117,12 @@ def test_same_shape_in_both_languages(page: Path):
     assert zh.tables == en.tables, "tables differ in number of rows"
     assert zh.links == en.links, "links differ"
 
+
+
+@pytest.mark.parametrize("page", [Path("index.md"), translated(Path("index.md"))])
+def test_the_home_page_says_how_to_reach_the_installed_commands(page):
+    """`kata` lives in .venv/bin: a bare `kata list` in a fresh terminal is "command not found"."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    first = text.index("kata list")
+    assert "source .venv/bin/activate" in text[:first + 1] or ".venv/bin/kata" in text[:first + 1]
+    assert ".venv/bin/kata" in text and "source .venv/bin/activate" in text
