@@ -1,0 +1,1 @@
+"""Hidden suite of the tenant_fair_queue kata."""
