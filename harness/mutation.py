@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -169,11 +170,14 @@ def _diff_of(item, source: str) -> str:
 
 
 def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT,
-        all_operators: bool = False, recheck: bool = False, log=print) -> Summary:
+        all_operators: bool = False, recheck: bool = False, minutes: float | None = None,
+        log=print) -> Summary:
     """Mutate a scratch copy of the reference and grade every mutant with the hidden suite.
 
     `recheck` keeps the last session and grades its survivors again (after new tests or new
-    equivalent.toml entries), instead of starting over.
+    equivalent.toml entries), instead of starting over. `minutes` stops grading after that long;
+    the mutants are graded in a fixed shuffled order, so a partial run is a fair sample, and
+    `--recheck` goes on where it stopped.
     """
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import WorkDB, use_db
@@ -220,7 +224,11 @@ def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT
                     mutant.note = (previous.output or "")[-400:]
             else:  # never run, survived last time, or listed as equivalent no longer
                 todo.append((item, mutant))
+        random.Random(0).shuffle(todo)
         for n, (item, mutant) in enumerate(todo, 1):
+            if minutes is not None and time.monotonic() - start > 60 * minutes:
+                log(f"{kata.name}: stopped after {minutes:g} minutes, {len(todo) - n + 1} left")
+                break
             result = mutate_and_test(item.mutations, command, timeout)
             db.set_result(item.job_id, result)
             mutant.outcome = _outcome(result)
@@ -238,7 +246,8 @@ def report(summary: Summary) -> str:
              f"{len(summary.mutants)} mutants ({summary.filtered} bitwise/shift replacements of "
              f"arithmetic left out): {summary.count('killed')} killed, "
              f"{summary.count('survived')} survived, {summary.count('equivalent')} equivalent, "
-             f"{summary.count('incompetent')} incompetent; score {summary.score}; "
+             f"{summary.count('incompetent')} incompetent, {summary.count('pending')} not "
+             f"graded yet; score {summary.score}; "
              f"{summary.seconds:.0f} s.", ""]
     for outcome in ("survived", "incompetent", "equivalent"):
         for m in (m for m in summary.mutants if m.outcome == outcome):
@@ -258,7 +267,9 @@ def save_table(summary: Summary, out: Path) -> None:
             cells = [c.strip() for c in line.strip("|").split("|")]
             if line.startswith("| ") and cells[0] not in ("kata", "---") and len(cells) > 1:
                 rows[cells[0]] = line
-    cells = [f"`{summary.kata}`", len(summary.mutants), summary.count("killed"),
+    graded = len(summary.mutants) - summary.count("pending")
+    size = f"{graded} of {len(summary.mutants)}" if graded < len(summary.mutants) else graded
+    cells = [f"`{summary.kata}`", size, summary.count("killed"),
              summary.count("survived"), summary.count("equivalent"), summary.score,
              date.today().isoformat()]
     rows[f"`{summary.kata}`"] = "| " + " | ".join(str(c) for c in cells) + " |"
@@ -280,14 +291,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch", type=Path, default=SCRATCH, help="outside the repository")
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per mutant")
     parser.add_argument("--all-operators", action="store_true")
-    parser.add_argument("--recheck", action="store_true", help="grade last run's survivors again")
+    parser.add_argument("--recheck", action="store_true",
+                        help="keep the last session: grade its survivors and ungraded mutants")
+    parser.add_argument("--minutes", type=float, help="stop grading a kata after this long")
     args = parser.parse_args(argv)
     os.nice(19 - os.nice(0))  # other people share the cores: every pytest below inherits this
     os.chdir(catalog.ROOT)
     katas = [catalog.Kata(n) for n in args.katas] or catalog.all_katas()
     for kata in katas:  # one at a time
         summary = run(kata, scratch=args.scratch, timeout=args.timeout,
-                      all_operators=args.all_operators, recheck=args.recheck)
+                      all_operators=args.all_operators, recheck=args.recheck,
+                      minutes=args.minutes)
         print(report(summary).split("\n\n")[1])
         print(f"report: {args.scratch / kata.name / 'report.md'}")
         if args.out:

@@ -61,6 +61,18 @@ def test_weighted_sklearn(impl, data):
                  sklearn_metrics.roc_auc_score(y, s, sample_weight=w))
 
 
+@grade("unit weights must give the unweighted result, on a thousand samples too", "weights")
+def test_unit_weights_many_samples(impl):
+    rng = np.random.default_rng(3)
+    y = np.tile([0, 1], 500)
+    s = rng.integers(0, 50, size=1000) / 10  # ties included
+    w = np.ones(1000)
+    assert close(impl.roc_auc_score(y, s, sample_weight=w), impl.roc_auc_score(y, s))
+    for weighted, plain in zip(impl.roc_curve(y, s, sample_weight=w), impl.roc_curve(y, s),
+                               strict=True):
+        assert np.allclose(weighted, plain)
+
+
 @grade("the caller's sample_weight must not be modified", "weights")
 def test_weights_untouched(impl):
     y, s = [1, 0, 1, 0, 1], [0.9, 0.1, 0.4, 0.4, 0.2]
@@ -73,8 +85,10 @@ def test_weights_untouched(impl):
 Y, S = [0, 1, 1, 0], [0.1, 0.7, 0.4, 0.5]
 BAD_INPUT = [
     ("2-D labels", [[0], [1], [1], [0]], S, None),
-    ("2-D scores", Y, np.array(S).reshape(2, 2), None),
+    ("2-D scores", Y, np.array(S).reshape(4, 1), None),  # 2-D only: the lengths agree
+    ("a scalar score", Y, 0.5, None),
     ("different lengths", Y, S[:3], None),
+    ("more scores than labels", Y, S + [0.3], None),
     ("empty input", [], [], None),
     ("a label other than 0/1", [0, 2, 1, 0], S, None),
     ("labels -1/1", [-1, 1, 1, -1], S, None),
@@ -82,11 +96,13 @@ BAD_INPUT = [
     ("only one class", [1, 1, 1, 1], S, None),
     ("a NaN score", Y, [0.1, np.nan, 0.4, 0.5], None),
     ("an infinite score", Y, [0.1, np.inf, 0.4, 0.5], None),
-    ("a negative weight", Y, S, [1.0, -1.0, 1.0, 1.0]),
+    ("a negative weight", Y, S, [1.0, -0.5, 1.0, 1.0]),  # both classes keep a positive total
     ("a NaN weight", Y, S, [1.0, np.nan, 1.0, 1.0]),
     ("an infinite weight", Y, S, [1.0, np.inf, 1.0, 1.0]),
     ("weights of the wrong length", Y, S, [1.0, 1.0, 1.0]),
+    ("more weights than samples", Y, S, [1.0] * 5),
     ("a class whose total weight is zero", Y, S, [1.0, 0.0, 0.0, 1.0]),
+    ("negatives whose total weight is zero", Y, S, [0.0, 1.0, 1.0, 0.0]),
 ]
 
 
