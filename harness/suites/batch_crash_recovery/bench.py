@@ -121,7 +121,7 @@ def ratio(x: int, base: int) -> str:
 
 def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
     batches, tokens = (4, 64) if quick else (BATCHES, TOKENS)
-    table = Table("workload", "policy", "worker calls", "crashes",
+    table = Table("workload", "policy", "worker calls", "calls / baseline", "crashes",
                   "work lost or redone", "lost / baseline", "innocents failed",
                   "duplicates to a naive client", "prefill tokens reloaded")
     n = batches * BATCH
@@ -131,7 +131,8 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
         label = f"{n} requests, batches of {BATCH}" + (", 1 poison each" if poisoned else
                                                        ", no poison")
         for name, r in (("whole-batch retry (baseline)", base), ("bisection", bis)):
-            table.add(label, name, r["calls"], r["crashes"], f"{r['lost']} request-runs",
+            table.add(label, name, r["calls"], ratio(r["calls"], base["calls"]), r["crashes"],
+                      f"{r['lost']} request-runs",
                       ratio(r["lost"], base["lost"]), r["innocents failed"], "-", "-")
     for every in EVERY:
         if every >= tokens:
@@ -144,6 +145,7 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
         ideal = clean["made"]
         for name, r in (("restart from prompt (baseline)", rst), ("resume", res)):
             redone = r["made"] - ideal
-            table.add(label, name, r["calls"], r["crashes"], f"{redone} tokens regenerated",
+            table.add(label, name, r["calls"], ratio(r["calls"], rst["calls"]), r["crashes"],
+                      f"{redone} tokens regenerated",
                       ratio(redone, rst["made"] - ideal), "-", r["duplicates"], r["reloaded"])
     return table
