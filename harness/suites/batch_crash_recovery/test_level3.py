@@ -178,6 +178,29 @@ def test_on_done_may_resubmit(impl, max_attempts):
     assert list(client.done["r0"][1].result) == solo(client, again)
 
 
+@grade("a finished or failed id must be free again when its on_done runs", "streams", timeout=5)
+@pytest.mark.parametrize("decodes", [(), (2,)])
+def test_on_done_may_resubmit_a_stepmate(impl, decodes):
+    # "a" and "b" end in the same step (both finish, or both fail with max_attempts=1); each
+    # on_done resubmits the other's id, so whichever runs first finds the other's id free.
+    slots = CrashingSlots(impl.WorkerCrash, 2, decodes=decodes)
+    client = StreamClient(slots)
+    runner = impl.StreamingRunner(slots, num_slots=2, max_attempts=1)
+    first = {"a": "b", "b": "a"}
+    on_done = client.on_done
+
+    def resubmit_other(outcome):
+        on_done(outcome)
+        other = first.pop(outcome.request_id, None)
+        if other is not None and len(client.done[outcome.request_id]) == 1:
+            runner.submit(other, [TAG + 7], 1, client.on_token, on_done)
+
+    for rid, tag in (("a", TAG), ("b", TAG + 1)):
+        runner.submit(rid, [tag], 2, client.on_token, resubmit_other)
+    runner.run()
+    assert len(client.done["a"]) == 2 and len(client.done["b"]) == 2
+
+
 @grade("every on_token of a step must come before that step's on_done calls", "streams",
        timeout=5)
 def test_tokens_before_on_done(impl):
