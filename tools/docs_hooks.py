@@ -8,6 +8,8 @@ Markers (HTML comments, so a page reads fine without the hook):
 - `<!-- kata:levels NAME -->`, `<!-- kata:questions NAME -->`, `<!-- kata:followups NAME -->`,
   `<!-- kata:selfcheck NAME -->`: sections read from `katas/NAME/kata.toml`, in the page's
   language, so the site says what the CLI says.
+- `<!-- kata:mistakes NAME -->`: the kata's mutants (`harness/suites/NAME/mutants.toml`), each
+  mistake in the page's language with its diff in a fold, so the list cannot drift from them.
 
 A missing file never breaks the strict build: the marker becomes a short note instead.
 
@@ -21,11 +23,13 @@ import re
 import tomllib
 from pathlib import Path
 
+from harness import catalog, mutants
 from harness.cjk import prose  # the CLI joins Chinese lines the same way
 
 ROOT = Path(__file__).resolve().parent.parent
 KATAS = ROOT / "katas"
 ORDER = ["auc_roc", "sync_batch_scheduler", "slot_refill_decoder", "prefill_decode_scheduler",
+         "paged_kv_cache", "tenant_fair_queue", "batch_crash_recovery", "compatible_batcher",
          "extra_trees_debug", "rolling_feature_leakage", "toylm"]
 
 MERMAID_SCRIPT = re.compile(r'<script src="[^"]*assets/javascripts/mermaid\.min\.js"></script>\s*')
@@ -40,6 +44,9 @@ TEXT = {
         "empty": "This part of the kata's metadata file is not written yet.",
         "level": "Level {n}: {title}",
         "plot": "Plot",
+        "mistakes": "Each of these is a mutant of the reference solution, and the meta-tests prove "
+                    "that the hidden tests named with it catch it:",
+        "planted": "planted in the stub",
     },
     "zh-TW": {
         "no_bench": "`docs/benchmarks/` 目前還沒有任何效能結果。執行上面的指令即可產生。",
@@ -48,6 +55,9 @@ TEXT = {
         "empty": "這一題的 metadata 檔還沒寫到這個部分。",
         "level": "第 {n} 關\uff1a{title}",
         "plot": "圖表",
+        "mistakes": "以下每一項都是參考解答的一個 mutant，meta-test 會證明與它一起列出的隱藏測試"
+                    "抓得到它：",
+        "planted": "埋在 stub 裡",
     },
 }
 
@@ -141,6 +151,16 @@ def _selfcheck(meta: dict, lang: str) -> str:
     return "\n".join(f"- [ ] {item}" for item in meta.get("selfcheck", {}).get(lang, []))
 
 
+def _mistakes(name: str, lang: str) -> str:
+    kata = catalog.get(name)
+    parts = [TEXT[lang]["mistakes"], ""]
+    for mutant in mutants.load(kata):
+        planted = f" ({TEXT[lang]['planted']})" if mutant.planted else ""
+        parts.append(f'??? failure "{_title(mutant.mistake[lang])}{planted}"\n'
+                     + _indent(f"```diff\n{mutants.diff(kata, mutant)}```") + "\n")
+    return "\n".join(parts)
+
+
 SECTIONS = {"levels": _levels, "questions": _questions, "followups": _followups,
             "selfcheck": _selfcheck}
 
@@ -152,6 +172,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         if match.group(1) == "benchmarks":
             return _benchmarks(Path(config["docs_dir"]), lang)
         section, name = match.group(2), match.group(3)
+        if section == "mistakes":
+            return _mistakes(name, lang) if _meta(name) else _note(TEXT[lang]["no_kata"].format(name=name))
         if section not in SECTIONS:
             raise ValueError(f"unknown docs marker section {section!r} in {page.file.src_uri}; "
                              f"expected one of {sorted(SECTIONS)}")
