@@ -56,6 +56,7 @@ def test_resume_after_decode_crash(impl):
     # Two decodes went through before the crash: each reload holds the prompt + 2 tokens.
     want = sorted((slot_of(client, s), (*s.prompt, *solo(client, s)[:2])) for s in specs)
     assert reloads == want, "survivors must be reloaded in slot order, in their own slots"
+    assert len(resets(client)) == 4, "each stream is loaded once, and reloaded once per crash"
     check_log(client, specs)
 
 
