@@ -160,9 +160,11 @@ def solution(name: str = KataArg,
     if not console.is_terminal:  # piped: the file itself, byte for byte
         console.file.write(code)
         return
-    # Code is never wrapped or cropped: lines wider than the terminal run on, as `cat` shows them.
-    width = max(map(len, code.splitlines()), default=0)
-    console.print(Syntax(code, "python", code_width=width), crop=False)
+    # Highlighted text, not a Syntax panel: a panel pads every line to one width, and soft_wrap
+    # neither wraps nor crops, so lines wider than the terminal run on, as `cat` shows them.
+    text = Syntax(code, "python", background_color="default").highlight(code)
+    text.rstrip()
+    console.print(text, soft_wrap=True)
 
 
 QUICK_NOTE = ("--quick: small sizes, a smoke test; timings at this size vary from run to run. "
