@@ -13,7 +13,7 @@ from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.table import Column, Table
 
-from harness import catalog, cjk, grading
+from harness import catalog, cjk, grading, mutants
 from harness.bench import Table as BenchTable
 from harness.loader import ImplError, load_module
 from harness.mock import progress as mock_progress
@@ -220,3 +220,47 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
 def progress(lang: str = LangOpt) -> None:
     """Your history: a table per kata and a chart of your scores over time."""
     mock_progress.report(console, _store(), _lang(lang))
+
+
+@app.command("mutants")
+def mutants_(name: str = KataArg,
+             mutant: str = typer.Argument(None, help="a mutant's name: show it as a diff"),
+             lang: str = LangOpt,
+             yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
+    """The kata's classic mistakes (its mutants); with a NAME, that mistake as a diff."""
+    kata, lang = _kata(name), _lang(lang)
+    try:
+        found = mutants.load(kata)
+        chosen = mutants.get(kata, mutant) if mutant else None
+    except mutants.MutantError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+    except KeyError as exc:
+        raise typer.BadParameter(exc.args[0]) from exc
+    store = _store()
+    best = store.best(kata.name)
+    earned = (best is not None and best.best_level == kata.num_levels) or store.revealed(kata.name)
+    if chosen is None:
+        table = Table(Column("mutant", no_wrap=True), Column("mistake", overflow="fold"))
+        for m in found:
+            # A debugging kata's planted bugs are the puzzle: named, but not told, until earned.
+            hidden = m.planted and not earned
+            text = "(planted in your stub: shown once you pass or reveal)" if hidden \
+                else m.mistake[lang]
+            table.add_row(m.name, text)
+        console.print(table)
+        return
+    if not earned:
+        if not yes and not typer.confirm("The diff shows part of the reference solution. Reveal "
+                                         "it? It is recorded in your progress."):
+            raise typer.Exit(1)
+        store.add_reveal(kata.name)
+    diff = mutants.diff(kata, chosen)
+    console.print(chosen.mistake[lang], highlight=False, markup=False, soft_wrap=True)
+    console.print(f"caught by: {'; '.join(chosen.caught_by)}", highlight=False, markup=False,
+                  soft_wrap=True)
+    if not console.is_terminal:
+        console.file.write(diff)
+        return
+    width = max(map(len, diff.splitlines()), default=0)
+    console.print(Syntax(diff, "diff", code_width=width), crop=False)
