@@ -17,7 +17,7 @@ from harness import catalog
 from harness.loader import load_module
 
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end test needs torch")
-from harness.engines.prefill_decode import PrefillDecodeEngine  # noqa: E402
+from harness.suites.prefill_decode_scheduler.engine import PrefillDecodeEngine  # noqa: E402
 from harness.toylm import ToyLM  # noqa: E402  (needs torch)
 
 DEVICES = [
