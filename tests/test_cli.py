@@ -45,8 +45,7 @@ def test_grade_prints_a_scorecard_and_records_the_attempt():
 
 
 def test_grade_of_a_failing_file_exits_non_zero():
-    mutant = AUC.suite_dir / "mutants" / "ties_count_zero.py"
-    result = kata("grade", "auc_roc", "--impl", str(mutant))
+    result = kata("grade", "auc_roc", "--impl", "mutant:ties_count_zero")
     assert result.exit_code == 1 and "tied scores must count one half" in result.output
 
 
