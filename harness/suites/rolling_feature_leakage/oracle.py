@@ -141,3 +141,15 @@ def first_call(impl) -> None:
     df = pd.DataFrame({"entity": ["a", "a"], "time": pd.DatetimeIndex([START, START + STEP]),
                        "amount": [1.0, 2.0]})
     features(impl, df, 1)
+
+
+def column(out, stat, window) -> list:
+    """One feature column of build_features' output, as a list."""
+    return out[f"amount_{stat}_{window}"].tolist()
+
+
+def same(a, b) -> bool:
+    """Equal lists of floats, NaN equal to NaN."""
+    return len(a) == len(b) and all(
+        (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
+        for x, y in zip(a, b, strict=True))

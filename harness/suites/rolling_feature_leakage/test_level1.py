@@ -12,10 +12,12 @@ from .oracle import (
     START,
     STATS,
     assert_frames_close,
+    column,
     count_windows,
     features,
     first_call,
     frames,
+    same,
     tie_free_frames,
     with_pandas,
 )
@@ -40,16 +42,6 @@ def frame(rows, index=None):
     ents, days, amounts = zip(*rows, strict=True) if rows else ((), (), ())
     return pd.DataFrame({"entity": list(ents), "time": [day(k) for k in days],
                          "amount": [float(a) for a in amounts]}, index=index)
-
-
-def column(out, stat, window):
-    return out[f"amount_{stat}_{window}"].tolist()
-
-
-def same(a, b):
-    return len(a) == len(b) and all(
-        (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
-        for x, y in zip(a, b, strict=True))
 
 
 nan = math.nan

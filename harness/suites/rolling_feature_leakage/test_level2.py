@@ -14,10 +14,12 @@ from .oracle import (
     START,
     STATS,
     assert_frames_close,
+    column,
     expected,
     features,
     first_call,
     frames,
+    same,
     tie_free_frames,
     time_windows,
     with_pandas,
@@ -38,16 +40,6 @@ def at_hours(rows, tz=None):
     times = pd.DatetimeIndex([START + pd.Timedelta(hours=h) for h in hours])
     return pd.DataFrame({"entity": list(ents), "time": times if tz is None else
                          times.tz_localize(tz), "amount": [float(a) for a in amounts]})
-
-
-def column(out, stat, window):
-    return out[f"amount_{stat}_{window}"].tolist()
-
-
-def same(a, b):
-    return len(a) == len(b) and all(
-        (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
-        for x, y in zip(a, b, strict=True))
 
 
 nan = math.nan
