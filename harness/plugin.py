@@ -17,13 +17,23 @@ from hypothesis import HealthCheck, Phase, settings
 
 from harness import catalog
 from harness.loader import ImplError, load_module
-from harness.results import EXAMPLES, KataRun, TestResult, level_name, scorecard_lines, write_json
+from harness.results import (
+    EXAMPLES,
+    NOT_RUN,
+    KataRun,
+    TestResult,
+    level_name,
+    scorecard_lines,
+    write_json,
+)
 from harness.timeouts import KataTimeout, time_limit
 
 # Generous, so a correct solution on a loaded 2-core machine never hits it; once one test of a
-# kata has timed out the rest get AFTER_TIMEOUT, so a hanging file is still graded in minutes.
+# kata has timed out the rest get AFTER_TIMEOUT, and after HANGS_AFTER timeouts in a row the rest
+# are not run at all, so a file that loops forever is graded in well under a minute.
 DEFAULT_TIMEOUT = 30.0
 AFTER_TIMEOUT = 3.0
+HANGS_AFTER = 3
 
 # Same file, same verdict: no randomness between runs and nothing written into the repository.
 # No "explain" phase: it re-runs a failing test for seconds to annotate lines no one is shown.
@@ -39,6 +49,7 @@ tests_key = pytest.StashKey[dict[str, tuple[str, TestResult]]]()
 impls_key = pytest.StashKey[dict[str, object]]()
 exit_key = pytest.StashKey[int]()
 hung_key = pytest.StashKey[set[str]]()
+streak_key = pytest.StashKey[dict[str, int]]()  # kata -> timeouts in a row
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -62,6 +73,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[tests_key] = {}
     config.stash[impls_key] = {}
     config.stash[hung_key] = set()
+    config.stash[streak_key] = {}
     # Running a kata folder (or all of katas/) also runs that kata's hidden suite.
     for arg in list(config.args):
         path = Path(arg.split("::")[0]).resolve()
@@ -177,8 +189,15 @@ def _limit(item: pytest.Item) -> float:
     return limit
 
 
+class NotRun(Exception):
+    """A kata test left out because the implementation hung on the tests before it."""
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
+    entry = item.config.stash[tests_key].get(item.nodeid)
+    if entry and item.config.stash[streak_key].get(entry[0], 0) >= HANGS_AFTER:
+        raise NotRun(NOT_RUN)  # before any fixture runs: nothing of the learner's code is called
     with time_limit(_limit(item)):
         return (yield)
 
@@ -206,6 +225,8 @@ def _verdict(excinfo) -> str:
     timeout = _timeout_in(excinfo.value)
     if timeout is not None:
         return str(timeout)
+    if excinfo.errisinstance(NotRun):
+        return NOT_RUN
     if excinfo.errisinstance((AssertionError, pytest.fail.Exception)):
         return "wrong answer"
     if excinfo.errisinstance(NotImplementedError):
@@ -220,6 +241,11 @@ def pytest_runtest_makereport(item, call):
     if entry is None or isinstance(item, BrokenImpl):
         return report
     result = entry[1]
+    not_run = call.excinfo is not None and call.excinfo.errisinstance(NotRun)
+    if (report.when == "call" or report.failed) and not not_run:  # a streak of timeouts in a row
+        hung = call.excinfo is not None and _timeout_in(call.excinfo.value) is not None
+        streaks = item.config.stash[streak_key]
+        streaks[entry[0]] = streaks.get(entry[0], 0) + 1 if hung else 0
     if report.skipped and result.outcome == "passed":
         result.outcome = "skipped"
     elif report.failed:
@@ -228,7 +254,7 @@ def pytest_runtest_makereport(item, call):
         timed_out = _timeout_in(call.excinfo.value) is not None
         if timed_out:
             item.config.stash[hung_key].add(entry[0])
-        if timed_out and result.level == EXAMPLES:
+        if (timed_out and result.level == EXAMPLES) or result.verdict == NOT_RUN:
             report.longrepr = result.verdict
         if result.level != EXAMPLES and not item.config.getoption("reveal"):
             report.longrepr = f"{level_name(result.level)} · {result.title} — {result.verdict}" + (

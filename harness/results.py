@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 EXAMPLES = 0  # the level number given to a kata's visible example tests
+NOT_RUN = "not run: the implementation hangs"  # the verdict of tests left out after a hang
 
 
 @dataclass
@@ -83,8 +84,10 @@ def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
         lines.append((f"  {level_name(level):<9} {passed:>3}/{total:<3}", passed == total))
         failures = [] if run.import_error else run.failures(level)
         seen: dict[tuple, int] = {}  # parametrized cases share a title: say it once, counted
-        for r in failures:
-            seen[(r.title, r.verdict, r.hint)] = seen.get((r.title, r.verdict, r.hint), 0) + 1
+        for r in failures:  # tests left out after a hang: one line, not one each
+            key = ("the remaining tests", NOT_RUN, None) if r.verdict == NOT_RUN else (
+                r.title, r.verdict, r.hint)
+            seen[key] = seen.get(key, 0) + 1
         for (title, verdict, hint), count in seen.items():
             times = f" (×{count})" if count > 1 else ""
             hint_text = f"  [hint: {hint}]" if hint else ""

