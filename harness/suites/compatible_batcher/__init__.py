@@ -1,0 +1,1 @@
+"""Hidden suite of the compatible_batcher kata."""
