@@ -81,6 +81,28 @@ def test_poison_stops_at_the_budget(impl, max_attempts):
     check_outcome(client.only((0, 0)), 0, False, max_attempts)
 
 
+@grade("max_attempts must default to 3, and bisection to off", "retry_budget", timeout=5)
+def test_defaults(impl):
+    worker = Worker(poison(P[0]), limit=50)
+    client = Client(worker)
+    runner = impl.BatchRunner(worker, max_batch_size=2)
+    client.submit(runner, 0, P[0])
+    client.submit(runner, 1, P[1])
+    runner.run()
+    assert worker.calls == [[P[0], P[1]]] * 3
+    check_outcome(client.only((0, 0)), 0, False, 3)
+    check_outcome(client.only((1, 0)), 1, False, 3)
+
+
+@grade("an Outcome handed to several callers must be immutable, with the API's defaults",
+       "idempotency", timeout=5)
+def test_outcome_is_frozen(impl):
+    o = impl.Outcome("k", True)
+    assert (o.result, o.attempts, o.error) == (None, 0, None)
+    with pytest.raises(AttributeError):  # dataclasses.FrozenInstanceError
+        o.ok = False
+
+
 @grade("crashed requests must be retried before later work, in their original order",
        "requeue", timeout=5)
 def test_retry_before_later_work(impl):

@@ -126,6 +126,16 @@ def test_reset_crash_is_charged(impl, max_attempts):
     assert client.only("r0").attempts == 1 and client.only("r2").attempts == 1
 
 
+@grade("max_attempts must default to 3 for streams", "crash_charge", timeout=5)
+def test_stream_default_budget(impl):
+    slots = CrashingSlots(impl.WorkerCrash, 1, poison=(TAG,), limit=60)
+    client = StreamClient(slots)
+    runner = impl.StreamingRunner(slots, num_slots=1)
+    client.submit(runner, Spec("r0", (TAG,), 2))
+    runner.run()
+    assert slots.crashes == 3 and client.only("r0").attempts == 3 and not client.only("r0").ok
+
+
 @grade("a crash must fail every slot holder that has used its budget, and no waiting request",
        "crash_charge", timeout=5)
 def test_budget_of_one(impl):
