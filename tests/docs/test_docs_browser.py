@@ -12,6 +12,7 @@ import http.server
 import os
 import re
 import shutil
+import struct
 import subprocess
 import threading
 from pathlib import Path
@@ -43,6 +44,36 @@ SEARCHES = {  # a word per language, and the page it must find
               ("洩漏", "zh-TW/katas/rolling_feature_leakage/")],
 }
 CJK = re.compile(r"[\u4e00-\u9fff]")
+# Material draws each diagram inside a closed shadow root; opening them lets the test measure the
+# labels, and changes nothing that is drawn.
+OPEN_SHADOW_ROOTS = ("const attach = Element.prototype.attachShadow;"
+                     "Element.prototype.attachShadow = function (init) {"
+                     "  return attach.call(this, {...init, mode: 'open'}); };")
+MIN_TEXT_PX = 10  # the smallest diagram text, as drawn at 1280 px, that reads without zooming
+# Benchmark plots are matplotlib figures whose smallest text is its default 10 pt; scaled down to
+# the column, it must stay this tall.
+FIGURE_TEXT_PT, MIN_FIGURE_TEXT_PX = 10, 9
+# Figures of measured runs that bench.py now draws narrower, at the width they were drawn before:
+# redrawing one means measuring again (`make bench` on an idle machine), and then it is checked.
+STALE_FIGURES = {"sync_batch_scheduler-tradeoff.png": 1320}
+# Each label of each drawn diagram: its text, its box on the page and its font size as drawn (the
+# CSS size times the scale of its SVG, which shrinks to the column).
+LABELS_JS = """() => [...document.querySelectorAll('div.mermaid')].map(div => {
+  const svg = div.shadowRoot.querySelector('svg');
+  const box = svg.viewBox.baseVal;
+  const scale = box && box.width ? svg.getBoundingClientRect().width / box.width : 1;
+  const seen = new Set();
+  return [...svg.querySelectorAll('.edgeLabel .label, .nodeLabel, text')]
+    .filter(e => !e.querySelector('.nodeLabel'))
+    .map(e => { const r = e.getBoundingClientRect();
+                return {text: (e.textContent || '').trim(), x: r.x, y: r.y, w: r.width,
+                        h: r.height, px: parseFloat(getComputedStyle(e).fontSize) * scale}; })
+    .filter(l => l.text && l.w > 0 && l.h > 0)
+    .filter(l => { const key = [l.text, l.x, l.y].join(); const again = seen.has(key);
+                   seen.add(key); return !again; });
+})"""
+IMAGES_JS = """() => [...document.querySelectorAll('article img')].map(
+  img => ({src: img.src, natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))"""
 
 
 def mermaid_fences(page: Path) -> int:
@@ -79,6 +110,7 @@ def context():
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         context = chromium.new_context(viewport={"width": 1280, "height": 900})
+        context.add_init_script(OPEN_SHADOW_ROOTS)
         context.set_default_timeout(30_000)  # generous: CI machines may be busy
         yield context
         context.close()
@@ -198,4 +230,55 @@ def test_search_finds_words_in_each_language(tab, shots, lang: str):
                      tab.page.locator("a.md-search-result__link").all()]
             pytest.fail(f"searching {word!r} did not find /{wanted}; results: {found}")
         tab.page.screenshot(path=shots / f"{lang}-search-{wanted.strip('/').replace('/', '-')}.png")
+    tab.assert_clean()
+
+
+def png_dpi(path: Path) -> float:
+    """The resolution a PNG was saved at (its pHYs chunk), 72 when it does not say."""
+    data = path.read_bytes()
+    at = data.find(b"pHYs")
+    if at < 0:
+        return 72.0
+    per_metre, _, unit = struct.unpack(">IIB", data[at + 4:at + 13])
+    return per_metre * 0.0254 if unit == 1 else 72.0
+
+
+def overlapping(labels: list[dict], slack: float = 1.0) -> list[tuple[str, str]]:
+    return [(a["text"], b["text"]) for i, a in enumerate(labels) for b in labels[i + 1:]
+            if a["x"] + slack < b["x"] + b["w"] and b["x"] + slack < a["x"] + a["w"]
+            and a["y"] + slack < b["y"] + b["h"] and b["y"] + slack < a["y"] + a["h"]]
+
+
+FIGURE_PAGES = [p for p in PAGES if mermaid_fences(p) or p == Path("benchmarks.md")]
+
+
+@pytest.mark.parametrize("page", FIGURE_PAGES,
+                         ids=[p.with_suffix("").as_posix() for p in FIGURE_PAGES])
+def test_diagram_labels_do_not_overlap_and_figure_text_is_readable(tab, site, page: Path):
+    if cjk_font_missing():
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk): Chinese text would "
+                    "be measured in a fallback font")
+    for lang in LANGS:
+        tab.goto(url(page, lang))
+        expected = mermaid_fences(page)
+        if expected:
+            tab.page.wait_for_function(
+                "n => [...document.querySelectorAll('div.mermaid')].filter("
+                "d => d.shadowRoot && d.shadowRoot.querySelector('svg')).length === n",
+                arg=expected)
+        for n, labels in enumerate(tab.page.evaluate(LABELS_JS), start=1):
+            where = f"{url(page, lang)}, diagram {n}"
+            assert labels, f"{where}: no label found to measure"
+            assert not overlapping(labels), f"{where}: labels overlap: {overlapping(labels)}"
+            small = sorted({(round(label["px"], 1), label["text"][:30]) for label in labels
+                            if label["px"] < MIN_TEXT_PX})
+            assert not small, f"{where}: text under {MIN_TEXT_PX} px at 1280 px wide: {small}"
+        for image in tab.page.evaluate(IMAGES_JS):
+            path = site.folder / urlsplit(image["src"]).path.lstrip("/")
+            if STALE_FIGURES.get(path.name) == image["natural"]:
+                continue
+            px = FIGURE_TEXT_PT / 72 * png_dpi(path) * image["shown"] / image["natural"]
+            assert px >= MIN_FIGURE_TEXT_PX, (
+                f"{url(page, lang)}: {path.name} is drawn {image['natural']} px wide and shown "
+                f"{image['shown']:.0f} px wide: its {FIGURE_TEXT_PT} pt text is {px:.1f} px")
     tab.assert_clean()

@@ -20,6 +20,7 @@ HEADING = re.compile(r"^(#{1,6})\s+\S")
 ADMONITION = re.compile(r"^\s*(\?\?\?\+?|!!!)\s+(\w+)")
 MARKER = re.compile(r"^<!-- .+ -->$")
 LINK = re.compile(r"\]\(([^)\s]+)")
+FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)  # a Mermaid diagram's own config
 
 
 @dataclass
@@ -42,8 +43,11 @@ def shape(path: Path) -> Shape:
             marker, lang, indent, body = fence
             if line.strip().startswith(marker) and not line.strip().strip(marker[0]):
                 text = "\n".join(body)
-                if lang == "mermaid":
-                    result.diagrams.append(text.split(None, 1)[0] if text.strip() else "")
+                if lang == "mermaid":  # the type, after the front matter (which must match too)
+                    config = FRONT_MATTER.match(text)
+                    rest = text[config.end():] if config else text
+                    kind = rest.split(None, 1)[0] if rest.strip() else ""
+                    result.diagrams.append(config.group(0) + kind if config else kind)
                 else:
                     result.code.append((lang, text))
                 fence = None

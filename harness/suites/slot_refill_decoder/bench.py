@@ -114,7 +114,8 @@ def timed_model(quick: bool):
 def plot(occupancy: dict, path: Path) -> None:
     plt = pyplot()
 
-    fig, axes = plt.subplots(len(BATCH_SIZES), 1, figsize=(10, 3.2 * len(BATCH_SIZES)))
+    # 8 in wide: shown in the docs' 688 px column, its 10 pt text stays about 12 px tall.
+    fig, axes = plt.subplots(len(BATCH_SIZES), 1, figsize=(8, 2.9 * len(BATCH_SIZES)))
     for ax, b in zip(np.atleast_1d(axes), BATCH_SIZES, strict=True):
         for policy, color, lw in (("static", "tab:red", 0.5), ("continuous", "tab:blue", 1.5)):
             used = occupancy[b, policy]
