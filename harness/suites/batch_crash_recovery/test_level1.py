@@ -103,6 +103,25 @@ def test_outcome_is_frozen(impl):
         o.ok = False
 
 
+@grade("large budgets and batches must count like small ones", "retry_budget", timeout=10)
+def test_large_numbers(impl):
+    # Counts above 256 are not shared int objects in CPython: `is` in place of `==` shows here.
+    n = 300
+    worker = Worker(on_calls(*range(1, n + 1)), limit=n + 5)
+    client = Client(worker)
+    runner = impl.BatchRunner(worker, max_batch_size=n, max_attempts=n)
+    for i in range(n):
+        client.submit(runner, i, ("p", i))
+    runner.run()
+    for i in range(n, 2 * n):
+        client.submit(runner, i, ("p", i))
+    runner.run()
+    assert len(worker.calls) == n + 1 and all(len(c) == n for c in worker.calls)
+    for i in range(n):
+        check_outcome(client.only((i, 0)), i, False, n)
+        check_outcome(client.only((n + i, 0)), n + i, True, 1, ("p", n + i))
+
+
 @grade("crashed requests must be retried before later work, in their original order",
        "requeue", timeout=5)
 def test_retry_before_later_work(impl):

@@ -78,6 +78,14 @@ def test_alone_retried_at_once(impl):
     check_outcome(client.only((2, 0)), 2, True, 2, P[2])
 
 
+@grade("a large budget must be counted exactly under bisection", "retry_budget", timeout=10)
+def test_large_budget_under_bisection(impl):
+    worker = Worker(poison(P[1]), limit=400)
+    client = bisect_all(impl, worker, 2, max_batch_size=2, max_attempts=300)
+    assert worker.calls == [P[:2], [P[0]]] + [[P[1]]] * 300
+    check_outcome(client.only((1, 0)), 1, False, 300)
+
+
 @grade("a malformed answer must be bisected like an exception")
 @pytest.mark.parametrize("how", ["short", "long", "none"])
 def test_malformed_answers_are_bisected(impl, how):
