@@ -1,0 +1,77 @@
+"""A debugging kata's hints lead to its planted bugs.
+
+For every hint category whose tests the pristine stub fails, the bugs behind those failures are
+the planted mutants that, alone on the reference, fail one of them. The category's pointer (its
+second hint, in each language) must name code where one of those bugs lives: an identifier of
+the bug's edit, or the function that holds it. A pointer to correct code sends a learner looking
+where there is nothing to find, however true the rule it states.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+import re
+
+import pytest
+
+from harness import catalog, grading, mutants
+
+DEBUG_KATAS = [k for k in catalog.all_katas() if any(m.planted for m in mutants.load(k))]
+GENERIC = {"self", "np", "None", "True", "False", *dir(builtins), *keyword.kwlist}
+
+
+def failed(run) -> set[tuple[str, str]]:
+    return {(r.title, r.hint) for r in run.results if r.failed and r.level > 0}
+
+
+def places(stub: str, mutant: mutants.Mutant) -> set[str]:
+    """The names a pointer may use to lead to this bug: identifiers of its edits, and the
+    functions of the stub that hold the planted code."""
+    tree = ast.parse(stub)
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    names: set[str] = set()
+    for edit in mutant.edits:
+        code = re.sub(r"#.*", "", edit.old + "\n" + edit.new)  # comments name no code
+        names |= set(re.findall(r"[A-Za-z_]\w*", code))
+        code = edit.new.strip()
+        if code and code in stub:
+            line = stub[: stub.index(code)].count("\n") + 1
+            names |= {f.name for f in functions if f.lineno <= line <= f.end_lineno}
+    return {n for n in names if len(n) > 2 and n not in GENERIC}
+
+
+def names_in(pointer: str, candidates: set[str]) -> set[str]:
+    return {n for n in candidates if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", pointer)}
+
+
+@pytest.mark.parametrize("kata", DEBUG_KATAS, ids=lambda k: k.name)
+def test_every_failing_hint_points_at_a_planted_bug(kata, tmp_path):
+    stub_text = kata.pristine_stub()
+    stub = tmp_path / f"{kata.module}.py"
+    stub.write_text(stub_text, encoding="utf-8")
+    run, output = grading.grade(kata, str(stub), hidden_only=True)
+    stub_fails = failed(run)
+    assert stub_fails, output[-2000:]
+    titles = [f"--kata-title={t}" for t in sorted({t for t, _ in stub_fails})]
+    causes: dict[str, set[str]] = {}  # hint category -> the names of the bugs behind it
+    for mutant in (m for m in mutants.load(kata) if m.planted):
+        run, output = grading.grade(kata, f"mutant:{mutant.name}", *titles, hidden_only=True)
+        assert run.import_error is None, run.import_error
+        for _, hint in failed(run) & stub_fails:
+            causes.setdefault(hint, set()).add(mutant.name)
+    by_name = {m.name: m for m in mutants.load(kata)}
+    problems = []
+    for hint in sorted({h for _, h in stub_fails}):
+        bugs = causes.get(hint, set())
+        if not bugs:
+            problems.append(f"[hints.{hint}]: no planted bug alone fails its tests (masking?)")
+            continue
+        allowed = set().union(*(places(stub_text, by_name[b]) for b in bugs))
+        for lang in catalog.LANGS:
+            pointer = kata.meta["hints"][hint][lang][-1]
+            if not names_in(pointer, allowed):
+                problems.append(f"[hints.{hint}] {lang}: the pointer names none of the code of "
+                                f"{', '.join(sorted(bugs))}, e.g. {', '.join(sorted(allowed)[:8])}")
+    assert not problems, "\n".join(problems)
