@@ -94,6 +94,8 @@ class Store:
         except sqlite3.DatabaseError as exc:
             if _is_locked(exc):
                 raise StoreError(f"{self.path} is locked by another kata command") from exc
+            if isinstance(exc, sqlite3.OperationalError):  # read-only, disk full: not the file
+                raise StoreError(f"cannot use {self.path}: {exc}") from exc
             problem = ("not a readable database", "corrupt")
         if problem:
             why, tag = problem
