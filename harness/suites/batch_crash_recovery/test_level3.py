@@ -146,6 +146,8 @@ def test_large_numbers(impl):
     check_streams(client, specs, 300)
     assert client.only("long").attempts == 1 and len(client.tokens["long"]) == 300
     assert client.only("bad").attempts == 300 and client.slots.crashes == 300
+    wide = specs_of([2] * 300)
+    check_streams(run_streams(impl, wide, num_slots=300), wide, 3)
 
 
 @grade("a crash must fail every slot holder that has used its budget, and no waiting request",
