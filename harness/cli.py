@@ -97,6 +97,8 @@ def show(name: str = KataArg, lang: str = LangOpt,
 def test(ctx: typer.Context, name: str = KataArg, impl: str = ImplOpt) -> None:
     """Run pytest on the kata (visible examples and hidden suite); extra options go to pytest."""
     kata = _kata(name)
+    if impl not in ("stub", "solution") and not impl.startswith("mutant:"):
+        impl = str(kata.impl_path(impl))  # a relative path is read from here, not from the root
     code = subprocess.call(grading.pytest_command(kata, impl, *ctx.args), cwd=catalog.ROOT)
     raise typer.Exit(code)
 

@@ -35,3 +35,11 @@ def test_kata_grades_the_file_of_the_checkout_it_runs_in(second_clone):
     graded = second_clone / "katas" / "auc_roc" / "auc.py"
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert str(graded) in proc.stdout.replace("\n", "")  # always says which file it graded
+
+
+@pytest.mark.skipif(not KATA.exists(), reason="the kata command is not installed in this venv")
+def test_a_relative_impl_path_is_read_from_the_current_directory(second_clone):
+    proc = subprocess.run([str(KATA), "test", "auc_roc", "--impl", "auc_roc/auc.py", "-q"],
+                          cwd=second_clone / "katas", capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert str(second_clone / "katas" / "auc_roc" / "auc.py") in proc.stdout.replace("\n", "")
