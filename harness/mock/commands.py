@@ -184,7 +184,8 @@ def questions(lang: str = LangOpt) -> None:
 
 
 @mock.command()
-def ask(question: str = typer.Argument(..., help="your question, in your own words"),
+def ask(question: str = typer.Argument(..., help="your question in your own words, or its "
+                                        "number in `kata mock questions`"),
         lang: str = LangOpt) -> None:
     """Ask the interviewer a clarifying question; it costs nothing, and the scorecard lists it."""
     lang = _lang(lang)
