@@ -173,7 +173,9 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
             return _benchmarks(Path(config["docs_dir"]), lang)
         section, name = match.group(2), match.group(3)
         if section == "mistakes":
-            return _mistakes(name, lang) if _meta(name) else _note(TEXT[lang]["no_kata"].format(name=name))
+            if _meta(name) is None:
+                return _note(TEXT[lang]["no_kata"].format(name=name))
+            return _mistakes(name, lang)
         if section not in SECTIONS:
             raise ValueError(f"unknown docs marker section {section!r} in {page.file.src_uri}; "
                              f"expected one of {sorted(SECTIONS)}")
