@@ -99,6 +99,27 @@ def changed_lines(diff: str) -> tuple[str, str]:
     return "\n".join(old), "\n".join(new)
 
 
+ANNOTATION = "inside a type annotation, which `from __future__ import annotations` never evaluates"
+
+
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions of every annotation, when the module never evaluates them."""
+    import ast
+
+    tree = ast.parse(source)
+    lazy = any(isinstance(n, ast.ImportFrom) and n.module == "__future__"
+               and any(a.name == "annotations" for a in n.names) for n in tree.body)
+    if not lazy:
+        return []
+    nodes = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            nodes.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            nodes.append(node.returns)
+    return [((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)) for n in nodes]
+
+
 def load_equivalents(kata: catalog.Kata) -> list[Equivalent]:
     path = kata.suite_dir / "equivalent.toml"
     if not path.is_file():
@@ -115,12 +136,14 @@ def _scratch_copy(kata: catalog.Kata, scratch: Path) -> Path:
     return folder / f"{kata.module}.py"
 
 
-def _test_command(kata: catalog.Kata, copy: Path) -> str:
+def _test_command(kata: catalog.Kata, copy: Path, test_timeout: float | None = None) -> str:
+    # --kata-timeout caps every test's own limit: a mutant that deadlocks costs that long.
+    limit = "" if test_timeout is None else f" --kata-timeout={test_timeout:g}"
     return (f"{sys.executable} -m pytest {kata.suite_dir} --impl={copy} "
-            "-x -q -p no:cacheprovider")
+            f"-x -q -p no:cacheprovider{limit}")
 
 
-def _init(kata: catalog.Kata, copy: Path, timeout: float) -> Path:
+def _init(kata: catalog.Kata, copy: Path, timeout: float, command: str) -> Path:
     folder = copy.parent
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -131,7 +154,7 @@ def _init(kata: catalog.Kata, copy: Path, timeout: float) -> Path:
         f'module-path = "{copy}"\n'
         f"timeout = {timeout}\n"
         "excluded-modules = []\n"
-        f'test-command = "{_test_command(kata, copy)}"\n\n'
+        f'test-command = "{command}"\n\n'
         '[cosmic-ray.distributor]\nname = "local"\n', encoding="utf-8")
     session = folder / "session.sqlite"
     cosmic_ray = Path(sys.executable).parent / "cosmic-ray"
@@ -149,6 +172,8 @@ def _outcome(result) -> str:
 
     if result.test_outcome == TestOutcome.SURVIVED:
         return "survived"
+    if "does not import" in (result.output or ""):  # e.g. `*,` in a signature made `**,`
+        return "incompetent"
     if result.output == "timeout" or FAILED.search(result.output or ""):
         return "killed"
     return "incompetent"
@@ -171,7 +196,7 @@ def _diff_of(item, source: str) -> str:
 
 def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT,
         all_operators: bool = False, recheck: bool = False, minutes: float | None = None,
-        log=print) -> Summary:
+        test_timeout: float | None = None, log=print) -> Summary:
     """Mutate a scratch copy of the reference and grade every mutant with the hidden suite.
 
     `recheck` keeps the last session and grades its survivors again (after new tests or new
@@ -190,14 +215,15 @@ def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT
     if recheck and not (session.is_file() and copy.read_text(encoding="utf-8") == source):
         log(f"{kata.name}: no session for this reference yet; starting over")
         recheck = False
+    command = _test_command(kata, copy, test_timeout)
     if not recheck:
-        session = _init(kata, copy, timeout)
-    command = _test_command(kata, copy)
+        session = _init(kata, copy, timeout, command)
     baseline = subprocess.run(command.split(), capture_output=True, text=True)
     if baseline.returncode != 0:
         raise SystemExit(f"{kata.name}: the reference fails its own suite:\n{baseline.stdout}")
 
     equivalents = {(e.old, e.new): e.reason for e in load_equivalents(kata)}
+    annotations = annotation_spans(source)
     summary = Summary(kata.name)
     with use_db(str(session), WorkDB.Mode.open) as db:
         results = dict(db.results)
@@ -212,6 +238,8 @@ def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT
             mutant = Mutant(item.job_id, spec.operator_name, spec.start_pos[0], diff)
             summary.mutants.append(mutant)
             reason = equivalents.get(changed_lines(diff))
+            if any(a <= tuple(spec.start_pos) < b for a, b in annotations):
+                reason = ANNOTATION
             previous = results.get(item.job_id)
             if reason is not None:
                 mutant.outcome, mutant.note = "equivalent", reason
@@ -294,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recheck", action="store_true",
                         help="keep the last session: grade its survivors and ungraded mutants")
     parser.add_argument("--minutes", type=float, help="stop grading a kata after this long")
+    parser.add_argument("--kata-timeout", type=float, help="cap on each hidden test's time limit")
     args = parser.parse_args(argv)
     os.nice(19 - os.nice(0))  # other people share the cores: every pytest below inherits this
     os.chdir(catalog.ROOT)
@@ -301,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     for kata in katas:  # one at a time
         summary = run(kata, scratch=args.scratch, timeout=args.timeout,
                       all_operators=args.all_operators, recheck=args.recheck,
-                      minutes=args.minutes)
+                      minutes=args.minutes, test_timeout=args.kata_timeout)
         print(report(summary).split("\n\n")[1])
         print(f"report: {args.scratch / kata.name / 'report.md'}")
         if args.out:

@@ -120,6 +120,32 @@ def test_length(impl):
     assert rec.num_calls == 3
 
 
+@grade("a stop token id above 256 must end the request like any other", "stop_rules",
+       timeout=5)
+def test_large_stop_token(impl):
+    # The caller's stop token and the model's token are equal ints, not the same object.
+    eng, _ = engine(impl, [[5, 1000, 7]], batch_size=1)
+    got = collect(eng, impl, [Spec("A", (TAG,), 10, stop_token=int("1000"))])
+    eng.run()
+    assert [(c.tokens, c.finish_reason) for c in got["A"]] == [([5], "stop")]
+
+
+@grade("max_tokens above 256 must cap the generated tokens exactly", "stop_rules", timeout=5)
+def test_long_max_tokens(impl):
+    s = Spec("long", (TAG, 1), 300)
+    outcome, _, solos = run_stateless(impl, [s], 1, HashModel(vocab_size=50, seed=4))
+    outcome.check_solo(solos)
+
+
+@grade("a batch of more than 256 sequences must decode like smaller ones", "prefixes",
+       timeout=10)
+def test_batch_above_256(impl):
+    specs = [Spec(i, (TAG + i,), 2) for i in range(300)]
+    outcome, recorder, solos = run_stateless(impl, specs, 300, HashModel(vocab_size=50, seed=5))
+    outcome.check_solo(solos)
+    assert recorder.batch_sizes[0] == 300
+
+
 @grade("a stop token arriving as the last allowed token must finish with stop", "stop_rules",
        timeout=5)
 def test_stop_token_beats_length(impl):

@@ -15,6 +15,7 @@ from .fakes import (
     Caller,
     Recorder,
     check_oldest_leaves_600ms_after_its_submit,
+    close_soon,
     scheduler,
     submit_in_order,
     wait_depth,
@@ -40,6 +41,27 @@ def test_full_batch_leaves_at_once(impl):
         callers = [Caller(s, i) for i in range(4)]
         assert [c.result() for c in callers] == [("done", i) for i in range(4)]
         assert [sorted(b) for b in rec.batches] == [[0, 1, 2, 3]]
+
+
+@grade("the scheduler must take run_batch and its settings by the names the stub gives them",
+       hint="trigger", timeout=5)
+def test_settings_by_name(impl):
+    rec = Recorder()
+    s = impl.BatchScheduler(run_batch=rec, max_batch_size=1, max_wait_ms=0)
+    try:
+        assert Caller(s, "a").result() == ("done", "a")
+    finally:
+        close_soon(s)
+
+
+@grade("a full batch must leave at once with a max_batch_size above 256 too", hint="trigger",
+       timeout=10)
+def test_large_full_batch_leaves_at_once(impl):
+    rec = Recorder()
+    with scheduler(impl, rec, max_batch_size=300, max_wait_ms=60_000) as s:
+        callers = [Caller(s, i) for i in range(300)]
+        assert [c.result() for c in callers] == [("done", i) for i in range(300)]
+        assert [sorted(b) for b in rec.batches] == [list(range(300))]
 
 
 @grade("a batch must not leave before the oldest request has waited max_wait_ms", hint="trigger",

@@ -9,7 +9,16 @@ import pytest
 
 from harness.marks import level
 
-from .fakes import WAIT_S, Caller, Recorder, close_soon, scheduler, submit_in_order, wait_until
+from .fakes import (
+    WAIT_S,
+    Caller,
+    Recorder,
+    close_soon,
+    scheduler,
+    submit_in_order,
+    wait_depth,
+    wait_until,
+)
 
 grade = level(2)
 
@@ -98,6 +107,22 @@ def test_queue_full(impl):
             c.result()
         assert Caller(s, "d").result() == ("done", "d")
         assert rec.batches == [["x"], ["a", "b"], ["d"]]
+
+
+@grade("a queue full at a max_queue_size above 256 must refuse the next submit",
+       hint="backpressure", timeout=10)
+def test_large_queue_full(impl):
+    rec = Recorder(gated=True)
+    with scheduler(impl, rec, max_batch_size=1, max_wait_ms=0, max_queue_size=300) as s, rec:
+        x = Caller(s, "x")
+        rec.wait_calls(1)
+        callers = [Caller(s, i) for i in range(300)]
+        wait_depth(s, 300)
+        refused = Caller(s, "c").join(timeout=2)
+        assert isinstance(refused.error, impl.QueueFullError), refused.error
+        rec.release()
+        for c in [x, *callers]:
+            c.result()
 
 
 def contend(impl, batches: int, seconds: float) -> tuple[list, list]:

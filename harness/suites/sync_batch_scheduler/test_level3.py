@@ -32,6 +32,19 @@ def test_lone_request_budget(impl):
         assert caller.result() == ("done", "a")
 
 
+@grade("a sub-second budget must be kept to its fraction of a second", hint="budget", timeout=6)
+def test_sub_second_budget(impl):
+    rec = Recorder()
+    # estimate(1) = 300 ms of a 700 ms budget: leave after 400 ms, not at once.
+    with scheduler(impl, rec, max_batch_size=64, max_wait_ms=math.inf, latency_budget_ms=700,
+                   estimate_batch_ms=lambda n: 200 + 100 * n) as s:
+        caller = Caller(s, "a")
+        seen = wait_depth(s, 1)
+        call = rec.wait_calls(1)[0]
+        assert caller.before + 0.400 - EARLY_S <= call.at <= seen + 0.400 + 0.300
+        assert caller.result() == ("done", "a")
+
+
 def four_is_too_many(n):
     return 0.0 if n < 4 else 2000.0
 
