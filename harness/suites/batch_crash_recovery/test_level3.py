@@ -301,15 +301,17 @@ def test_duplicate_ids(impl):
 
     def a_token(rid, token):  # "a" is running: its id is taken
         on_token(rid, token)
+        if len(client.tokens[rid]) == 3:  # in its last step: whether the id is free is open
+            return
         try:
             runner.submit("a", [TAG + 3], 1, client.on_token, client.on_done)
         except ValueError:
             refused.append(token)
 
-    runner.submit("a", [TAG], 2, a_token, client.on_done)
+    runner.submit("a", [TAG], 3, a_token, client.on_done)
     client.submit(runner, Spec("b", (TAG + 1,), 2))
     with pytest.raises(ValueError):  # "b" is waiting
         client.submit(runner, Spec("b", (TAG + 2,), 1))
     runner.run()
     assert len(refused) == 2, "submitting a running id must raise ValueError"
-    check_streams(client, [Spec("a", (TAG,), 2), Spec("b", (TAG + 1,), 2)], 3)
+    check_streams(client, [Spec("a", (TAG,), 3), Spec("b", (TAG + 1,), 2)], 3)
