@@ -112,6 +112,13 @@ def test_poll_order(impl):
               request(impl, "B1", arrival_ms=2, **qwen)]:
         b.add(r)
     assert ids(b.poll(10)) == [["A0"], ["B0", "B1"]]
+    # A0@0 A1@1 B0@2 A2@5, poll(20): A's full batch (0), B0 due (2), A2 due (5): the batches of
+    # one key are interleaved with another's, not listed key by key.
+    b = batcher(impl, size=2, wait=10)
+    for r in [request(impl, "A0", arrival_ms=0), request(impl, "A1", arrival_ms=1),
+              request(impl, "B0", arrival_ms=2, **qwen), request(impl, "A2", arrival_ms=5)]:
+        b.add(r)
+    assert ids(b.poll(20)) == [["A0", "A1"], ["B0"], ["A2"]]
     # Equal arrivals: order of add decides.
     for first, second in [("llama", "qwen"), ("qwen", "llama")]:
         b = batcher(impl, size=4, wait=0)
