@@ -47,6 +47,29 @@ def test_no_skipping_ahead_of_a_blocked_head(impl):
     ]
 
 
+@grade("a max_running above 256 must cap the running requests too", hint="capacity")
+def test_large_max_running(impl):
+    sched = make(impl, 400, [(i, 1, 5) for i in range(301)], max_running=300)
+    assert sorted(sched.step().prefill) == list(range(300))
+    assert sched.state(300) == impl.State.WAITING
+
+
+@grade("a max_new_tokens above 256 must finish the request on its last token", hint="lifecycle")
+def test_long_generation(impl):
+    sched = make(impl, 4, [("a", 1, 300)])
+    plans = [sched.step() for _ in range(301)]  # one prefill step, then 300 decodes
+    assert [p.finished for p in plans[-2:]] == [[], ["a"]]
+    assert sched.state("a") == impl.State.FINISHED and not sched.has_unfinished()
+
+
+@grade("the Scheduler must take token_budget and its settings by the names the stub gives them",
+       hint="budget")
+def test_settings_by_name(impl):
+    sched = impl.Scheduler(token_budget=4, max_running=2)
+    sched.add_request("a", 3, 1)
+    assert sched.step().prefill == {"a": 3}
+
+
 @grade("running requests must never exceed max_running", hint="capacity")
 def test_max_running(impl):
     sched = make(impl, 10, [(0, 1, 2), (1, 1, 2), (2, 1, 2)], max_running=2)

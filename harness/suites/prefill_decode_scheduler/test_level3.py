@@ -32,6 +32,26 @@ def test_free_blocks(impl):
     assert free_after_each_step(sched, 4) == [4, 2, 2, 2, 4]
 
 
+@grade("the smallest caches must be accepted: a single block, and blocks of one token",
+       hint="errors")
+@pytest.mark.parametrize("kwargs", [{"num_kv_blocks": 1}, {"num_kv_blocks": 8, "block_size": 1}],
+                         ids=["one-block", "one-token-blocks"])
+def test_smallest_caches(impl, kwargs):
+    sched = impl.Scheduler(8, **kwargs)
+    sched.add_request("a", 3, 2)  # 5 tokens: one block of 16, or five of 1
+    for _ in range(3):
+        sched.step()
+    assert sched.state("a") == impl.State.FINISHED
+
+
+@grade("block_size must default to 16 tokens", hint="blocks")
+def test_default_block_size(impl):
+    sched = impl.Scheduler(32, num_kv_blocks=4)
+    sched.add_request("a", 17, 1)
+    sched.step()
+    assert sched.free_blocks == 2  # 17 tokens fill two blocks of 16
+
+
 @grade("a decode that crosses a block boundary must take a new block", hint="blocks")
 def test_decode_takes_a_block(impl):
     sched = paged(impl, 16, [("a", 4, 2)], num_kv_blocks=4, block_size=4)
