@@ -47,9 +47,11 @@ def test_smallest_caches(impl, kwargs):
 @grade("block_size must default to 16 tokens", hint="blocks")
 def test_default_block_size(impl):
     sched = impl.Scheduler(32, num_kv_blocks=4)
-    sched.add_request("a", 17, 1)
+    sched.add_request("a", 16, 2)
     sched.step()
-    assert sched.free_blocks == 2  # 17 tokens fill two blocks of 16
+    assert sched.free_blocks == 3  # 16 prompt tokens fill one block of 16
+    sched.step()
+    assert sched.free_blocks == 2  # the 17th token opens a second block
 
 
 @grade("a decode that crosses a block boundary must take a new block", hint="blocks")
