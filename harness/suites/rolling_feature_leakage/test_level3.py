@@ -49,6 +49,21 @@ def test_leaves_clean_pipeline(impl, pipeline):
     assert detect(impl, pipeline) == []
 
 
+@grade("the detector must work whatever the time column is called, arguments given by name",
+       "detect", timeout=20)
+def test_renamed_time_column(impl):
+    # "date" sorts before the other columns, and a name built at run time is a new str object.
+    name = "".join(["da", "te"])
+    df = DF.rename(columns={"time": "date"})
+
+    def renamed(pipeline):
+        return lambda d: pipeline(d.rename(columns={"date": "time"}))
+
+    for pipeline, leaky in ((own_value, ["label"]), (point_in_time_mean, [])):
+        assert impl.find_leaky_columns(build_features=renamed(pipeline), df=df, time=name,
+                                       keys=KEYS) == leaky
+
+
 @grade("the same seed must give the same result, whatever the global random state", "seed",
        timeout=20)
 def test_deterministic(impl):
