@@ -50,4 +50,4 @@ bench: setup
 # written to a scratch copy under /tmp/mutation, never into solutions/.
 mutation: setup
 	$(BIN)/python -m pip install --quiet -e '.[mutation]'
-	nice -n 19 $(BIN)/python -m harness.mutation $(KATAS) --out docs/benchmarks
+	nice -n 19 $(BIN)/python -m harness.mutation $(KATAS) --out docs/benchmarks $(MUTATION_ARGS)

@@ -23,11 +23,19 @@ numbers may move), with the reason:
     new = 'if n < 0:'
     reason = "n == 0 is rejected earlier by the length check"
 
+Mutants inside a type annotation of a module with `from __future__ import annotations` are
+counted as equivalent without a run: such annotations are never evaluated.
+
 Arithmetic operators replaced by a bitwise or shift operator (`a + b` -> `a | b`) are left out by
 default (`--all-operators` keeps them): on this numeric code they raise a TypeError or produce
 nonsense on the first call, every one is killed, and they are a fifth of all mutants.
 
     python -m harness.mutation auc_roc [more katas] [--out docs/benchmarks] [--recheck]
+        [--minutes M] [--kata-timeout S]
+
+`--minutes` stops a kata after M minutes (its mutants run in a fixed shuffled order, so a partial
+run is a fair sample) and `--recheck` goes on from there; `--kata-timeout` caps each hidden test's
+own time limit, so a mutant that deadlocks a thread-based suite costs S seconds, not 30.
 """
 
 from __future__ import annotations
