@@ -268,6 +268,22 @@ def _hidden(config: pytest.Config, report: pytest.TestReport) -> bool:
     return entry is not None and entry[1].level != EXAMPLES
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Progress lines name a hidden test's kata and level, not the file it lives in."""
+    config, reporter = session.config, session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or config.getoption("reveal"):
+        return
+    write = reporter.write_fspath_result
+
+    def write_hidden_as_level(nodeid: str, res: str, **markup: bool) -> None:
+        entry = config.stash[tests_key].get(nodeid)
+        if entry and entry[1].level != EXAMPLES:
+            nodeid = f"{entry[0]} · hidden {level_name(entry[1].level)}"
+        write(nodeid, res, **markup)
+
+    reporter.write_fspath_result = write_hidden_as_level
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # around pytest's own FAILURES and summary lines
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config):
     """Hidden failures are on the scorecard: pytest's failure sections and FAILED lines would only

@@ -58,3 +58,11 @@ def test_an_examples_only_run_says_the_hidden_suite_did_not_run():
     last = proc.stdout.rstrip().splitlines()[-1]
     assert "0/0" not in last and "best level" not in last, last
     assert re.search(r"PASSED: (\d+)/\1 examples", last) and "hidden suite did not run" in last
+
+
+def test_progress_lines_name_the_hidden_level_not_its_file(tmp_path):
+    path = learner_file(tmp_path)
+    out = pytest_on(path)
+    assert "harness/suites" not in out, out[-3000:]
+    assert "auc_roc · hidden Level 1 " in out and "auc_roc · hidden Level 3 " in out
+    assert "harness/suites/auc_roc/test_level1.py " in pytest_on(path, "--reveal")
