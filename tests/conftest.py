@@ -1,5 +1,8 @@
 import pytest
 
+from harness import catalog
+from harness.loader import load_module
+
 
 @pytest.fixture(autouse=True)
 def kata_home(tmp_path, monkeypatch):
@@ -17,3 +20,10 @@ def one_torch_thread():
 
     with one_thread():
         yield
+
+
+@pytest.fixture(scope="module")
+def reference(request):
+    """The reference solution of the kata whose end-to-end folder (tests/<kata>/) holds the test."""
+    kata = catalog.get(request.path.parent.name)
+    return load_module(kata.solution_path, f"{kata.name}_reference_e2e")

@@ -8,24 +8,11 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end tests need torch")
 
-from harness import catalog  # noqa: E402
-from harness.loader import load_module  # noqa: E402
 from harness.suites.batch_crash_recovery.fakes import CrashingSlots  # noqa: E402
 from harness.toylm import ToyLM  # noqa: E402
-
-DEVICES = [
-    "cpu",
-    pytest.param("cuda", marks=pytest.mark.skipif(
-        not torch.cuda.is_available(), reason="no CUDA device: runs on a GPU machine")),
-]
+from harness.toylm.devices import DEVICES  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-@pytest.fixture(scope="module")
-def ref():
-    kata = catalog.get("batch_crash_recovery")
-    return load_module(kata.solution_path, "batch_crash_recovery_reference")
 
 
 @pytest.fixture(scope="module", params=DEVICES)
@@ -39,10 +26,10 @@ def case(request):
     return lm, requests, want
 
 
-def stream(ref, lm, requests, num_slots, max_attempts, **crashes):
-    slots = CrashingSlots(ref.WorkerCrash, num_slots, model=lm, inner=lm.slot_cache(num_slots),
-                          **crashes)
-    runner = ref.StreamingRunner(slots, num_slots=num_slots, max_attempts=max_attempts)
+def stream(reference, lm, requests, num_slots, max_attempts, **crashes):
+    slots = CrashingSlots(reference.WorkerCrash, num_slots, model=lm,
+                          inner=lm.slot_cache(num_slots), **crashes)
+    runner = reference.StreamingRunner(slots, num_slots=num_slots, max_attempts=max_attempts)
     delivered, outcomes = {}, {}
     for rid, prompt, n in requests:
         runner.submit(rid, prompt, n, lambda r, t: delivered.setdefault(r, []).append(t),
@@ -53,9 +40,9 @@ def stream(ref, lm, requests, num_slots, max_attempts, **crashes):
 
 
 @pytest.mark.parametrize("num_slots", [1, 3, 8])
-def test_resumed_streams_match_generate(ref, case, num_slots):
+def test_resumed_streams_match_generate(reference, case, num_slots):
     lm, requests, want = case
-    slots, delivered, outcomes = stream(ref, lm, requests, num_slots, max_attempts=50,
+    slots, delivered, outcomes = stream(reference, lm, requests, num_slots, max_attempts=50,
                                         decodes=(2, 5, 6, 11, 19), resets=(4,))
     assert slots.crashes >= 4  # the reset crash and the decode crashes the run lasts for
     for rid, _, _ in requests:
@@ -64,9 +51,9 @@ def test_resumed_streams_match_generate(ref, case, num_slots):
         assert list(outcomes[rid].result) == want[rid]
 
 
-def test_failed_streams_keep_a_prefix(ref, case):
+def test_failed_streams_keep_a_prefix(reference, case):
     lm, requests, want = case
-    _, delivered, outcomes = stream(ref, lm, requests, 4, max_attempts=2, rate=0.2, seed=3)
+    _, delivered, outcomes = stream(reference, lm, requests, 4, max_attempts=2, rate=0.2, seed=3)
     assert any(not o.ok for o in outcomes.values()), "the crash schedule should fail some"
     for rid, _, _ in requests:
         got = delivered.get(rid, [])

@@ -18,21 +18,12 @@ from harness.loader import load_module
 
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end tests need torch")
 from harness.suites.paged_kv_cache.engine import PagedEngine, Request, serve  # noqa: E402
-from harness.toylm import ToyLM  # noqa: E402  (needs torch)
+from harness.toylm import ToyLM  # noqa: E402
+from harness.toylm.devices import DEVICES  # noqa: E402  (needs torch)
 
-DEVICES = [
-    "cpu",
-    pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(),
-                                                  reason="no CUDA device on this machine")),
-]
 KATA = catalog.get("paged_kv_cache")
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-@pytest.fixture(scope="module")
-def ref():
-    return load_module(KATA.solution_path, "paged_kv_cache_reference")
 
 
 @pytest.fixture(scope="module", params=DEVICES)
@@ -59,10 +50,10 @@ def generate_all(lm, requests):
 
 
 @pytest.mark.parametrize("caching", [False, True], ids=["level1", "level3-caching"])
-def test_shared_system_prompts_match_generate(ref, lm, caching):
+def test_shared_system_prompts_match_generate(reference, lm, caching):
     requests = shared_prompts(lm, 12)
     want = generate_all(lm, requests)
-    engine = PagedEngine(lm, ref.BlockManager(128, 4, prefix_caching=caching), 128, 4)
+    engine = PagedEngine(lm, reference.BlockManager(128, 4, prefix_caching=caching), 128, 4)
     assert serve(engine, requests) == want
     total = sum(len(r.prompt) for r in requests)
     if caching:  # the system prompts' full blocks were reused
@@ -72,10 +63,10 @@ def test_shared_system_prompts_match_generate(ref, lm, caching):
 
 
 @pytest.mark.parametrize("caching", [False, True], ids=["level2", "level3-caching"])
-def test_forked_children_forced_apart_match_generate(ref, lm, caching):
+def test_forked_children_forced_apart_match_generate(reference, lm, caching):
     prompt = [(5 * i + 3) % lm.vocab_size for i in range(13)]  # 13 tokens: block 3 is partial
     steps = 10
-    engine = PagedEngine(lm, ref.BlockManager(32, 4, prefix_caching=caching), 32, 4)
+    engine = PagedEngine(lm, reference.BlockManager(32, 4, prefix_caching=caching), 32, 4)
     engine.start("p", prompt)
     greedy = engine.pending["p"]
     forced = [t for t in range(lm.vocab_size) if t != greedy][:3]
@@ -94,13 +85,13 @@ def test_forked_children_forced_apart_match_generate(ref, lm, caching):
 
 
 @pytest.mark.parametrize("caching", [False, True], ids=["level1", "level3-caching"])
-def test_memory_pressure_preempts_and_evicts(ref, lm, caching):
+def test_memory_pressure_preempts_and_evicts(reference, lm, caching):
     """A pool of 14 blocks of 4 for 16 requests of up to 29 tokens: admission waits, running
     sequences are preempted and recomputed, and cached free blocks are evicted as they are
     taken for new content."""
     requests = shared_prompts(lm, 16, seed=1)
     want = generate_all(lm, requests)
-    bm = ref.BlockManager(14, 4, prefix_caching=caching)
+    bm = reference.BlockManager(14, 4, prefix_caching=caching)
     engine = PagedEngine(lm, bm, 14, 4)
     assert serve(engine, requests) == want
     assert bm.num_free_blocks == 14

@@ -13,18 +13,10 @@ import random
 
 import pytest
 
-from harness import catalog
-from harness.loader import load_module
-
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end test needs torch")
 from harness.suites.prefill_decode_scheduler.engine import PrefillDecodeEngine  # noqa: E402
-from harness.toylm import ToyLM  # noqa: E402  (needs torch)
-
-DEVICES = [
-    "cpu",
-    pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(),
-                                                  reason="no CUDA device on this machine")),
-]
+from harness.toylm import ToyLM  # noqa: E402
+from harness.toylm.devices import DEVICES  # noqa: E402  (needs torch)
 
 # (name, Scheduler kwargs, whether the run must preempt)
 CONFIGS = [
@@ -38,12 +30,6 @@ CONFIGS = [
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-@pytest.fixture(scope="module")
-def scheduler_module():
-    path = catalog.get("prefill_decode_scheduler").solution_path
-    return load_module(path, "prefill_decode_scheduler_reference_e2e")
 
 
 def workload(vocab: int, seed: int = 0) -> list[tuple[str, list[int], int]]:
@@ -65,11 +51,11 @@ def model_and_solo(request):
 
 
 @pytest.mark.parametrize("name, kwargs, must_preempt", CONFIGS, ids=[c[0] for c in CONFIGS])
-def test_batched_tokens_equal_solo_generation(scheduler_module, model_and_solo, name, kwargs,
+def test_batched_tokens_equal_solo_generation(reference, model_and_solo, name, kwargs,
                                               must_preempt):
     model, requests, solo = model_and_solo
     kwargs = dict(kwargs)
-    sched = scheduler_module.Scheduler(kwargs.pop("token_budget"), **kwargs)
+    sched = reference.Scheduler(kwargs.pop("token_budget"), **kwargs)
     engine = PrefillDecodeEngine(sched, model)
     # Requests arrive over time: a third up front, then two more every step.
     arrivals = list(requests)

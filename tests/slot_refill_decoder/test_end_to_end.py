@@ -6,24 +6,10 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end tests need torch")
 
-from harness import catalog  # noqa: E402
-from harness.loader import load_module  # noqa: E402
 from harness.toylm import ToyLM  # noqa: E402
-
-DEVICES = [
-    "cpu",
-    pytest.param("cuda", marks=pytest.mark.skipif(
-        not torch.cuda.is_available(), reason="no CUDA device: runs on a GPU machine")),
-]
-
+from harness.toylm.devices import DEVICES  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-@pytest.fixture(scope="module")
-def ref():
-    kata = catalog.get("slot_refill_decoder")
-    return load_module(kata.solution_path, "slot_refill_decoder_reference")
 
 
 @pytest.fixture(scope="module", params=DEVICES)
@@ -48,10 +34,11 @@ def case(request):
     return lm, requests, want
 
 
-def decode(ref, engine, requests):
+def decode(reference, engine, requests):
     got = {}
     for args in requests:
-        engine.submit(ref.Request(*args), lambda c: got.setdefault(c.request_id, []).append(c))
+        engine.submit(reference.Request(*args),
+                      lambda c: got.setdefault(c.request_id, []).append(c))
     engine.run()
     assert sorted(got) == sorted(r[0] for r in requests)
     assert all(len(cs) == 1 for cs in got.values())
@@ -59,16 +46,16 @@ def decode(ref, engine, requests):
 
 
 @pytest.mark.parametrize("batch_size", [1, 4])
-def test_decoding_engine_matches_generate(ref, case, batch_size):
+def test_decoding_engine_matches_generate(reference, case, batch_size):
     lm, requests, want = case
-    assert decode(ref, ref.DecodingEngine(lm.model_next, batch_size), requests) == want
+    assert decode(reference, reference.DecodingEngine(lm.model_next, batch_size), requests) == want
 
 
 @pytest.mark.parametrize("batch_size", [1, 3, 16])
-def test_slot_engine_matches_generate(ref, case, batch_size):
+def test_slot_engine_matches_generate(reference, case, batch_size):
     lm, requests, want = case
-    engine = ref.SlotDecodingEngine(lm.slot_cache(batch_size), batch_size)
-    assert decode(ref, engine, requests) == want
+    engine = reference.SlotDecodingEngine(lm.slot_cache(batch_size), batch_size)
+    assert decode(reference, engine, requests) == want
 
 
 def test_stop_rules_fired(case):

@@ -12,23 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from harness import catalog
-from harness.loader import load_module
-
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end test needs torch")
-from harness.toylm import ToyLM  # noqa: E402  (needs torch)
-
-DEVICES = [
-    "cpu",
-    pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(),
-                                                  reason="no CUDA device on this machine")),
-]
-
-
-@pytest.fixture(scope="module")
-def scheduler_module():
-    path = catalog.get("sync_batch_scheduler").solution_path
-    return load_module(path, "sync_batch_scheduler_reference_e2e")
+from harness.toylm import ToyLM  # noqa: E402
+from harness.toylm.devices import DEVICES  # noqa: E402  (needs torch)
 
 
 def prompts(n: int, vocab: int, seed: int = 0) -> list[list[int]]:
@@ -36,7 +22,7 @@ def prompts(n: int, vocab: int, seed: int = 0) -> list[list[int]]:
     return [[rng.randrange(vocab) for _ in range(rng.randint(1, 24))] for _ in range(n)]
 
 
-def serve(scheduler_module, run_batch, requests, *, threads: int = 16):
+def serve(reference, run_batch, requests, *, threads: int = 16):
     """Submit every request from `threads` threads at once; return responses and batch sizes."""
     sizes: list[int] = []
 
@@ -44,17 +30,17 @@ def serve(scheduler_module, run_batch, requests, *, threads: int = 16):
         sizes.append(len(batch))
         return run_batch(batch)
 
-    with scheduler_module.BatchScheduler(recorded, max_batch_size=8, max_wait_ms=5) as s:
+    with reference.BatchScheduler(recorded, max_batch_size=8, max_wait_ms=5) as s:
         with ThreadPoolExecutor(threads) as pool:
             responses = list(pool.map(s.submit, requests))
     return responses, sizes
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_next_token_matches_solo_forward(scheduler_module, device):
+def test_next_token_matches_solo_forward(reference, device):
     model = ToyLM(seed=0, device=device)
     requests = prompts(32, model.vocab_size)
-    responses, sizes = serve(scheduler_module, model.model_next, requests)
+    responses, sizes = serve(reference, model.model_next, requests)
     solo = [model.model_next([p])[0] for p in requests]
     assert responses == solo
     assert max(sizes) > 1, "nothing was batched: the test proves nothing"
@@ -62,7 +48,7 @@ def test_next_token_matches_solo_forward(scheduler_module, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_greedy_steps_match_solo_generate(scheduler_module, device):
+def test_greedy_steps_match_solo_generate(reference, device):
     model = ToyLM(seed=0, device=device)
     steps = 3
 
@@ -74,6 +60,6 @@ def test_greedy_steps_match_solo_generate(scheduler_module, device):
         return [prefix[len(p):] for prefix, p in zip(prefixes, batch, strict=True)]
 
     requests = prompts(16, model.vocab_size, seed=1)
-    responses, sizes = serve(scheduler_module, generate_batch, requests)
+    responses, sizes = serve(reference, generate_batch, requests)
     assert responses == [model.generate(p, max_tokens=steps) for p in requests]
     assert max(sizes) > 1
