@@ -151,7 +151,7 @@ class BlockManager:
         for b in parent.table:
             self.refs[b] += 1
         self.seqs[child_id] = Seq(list(parent.tokens), list(parent.table), parent.salt,
-                                        list(parent.digests))
+                                  list(parent.digests))
 
     def free(self, seq_id: Hashable) -> None:
         seq = self._seq(seq_id)
