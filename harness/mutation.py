@@ -22,6 +22,7 @@ numbers may move), with the reason:
     old = 'if n <= 0:'
     new = 'if n < 0:'
     reason = "n == 0 is rejected earlier by the length check"
+    # after = '...'  (optional) the line above, when old alone occurs more than once
 
 Mutants inside a type annotation of a module with `from __future__ import annotations` are
 counted as equivalent without a run: such annotations are never evaluated.
@@ -69,6 +70,7 @@ class Equivalent:
     old: str
     new: str
     reason: str
+    after: str | None = None  # the line above, when `old` alone is not unique (a bare `break`)
 
 
 @dataclass
@@ -134,7 +136,8 @@ def load_equivalents(kata: catalog.Kata) -> list[Equivalent]:
         return []
     with open(path, "rb") as f:
         rows = tomllib.load(f).get("equivalent", [])
-    return [Equivalent(r["old"].strip(), r["new"].strip(), r["reason"]) for r in rows]
+    return [Equivalent(r["old"].strip(), r["new"].strip(), r["reason"],
+                       r["after"].strip() if "after" in r else None) for r in rows]
 
 
 def _scratch_copy(kata: catalog.Kata, scratch: Path) -> Path:
@@ -230,7 +233,8 @@ def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT
     if baseline.returncode != 0:
         raise SystemExit(f"{kata.name}: the reference fails its own suite:\n{baseline.stdout}")
 
-    equivalents = {(e.old, e.new): e.reason for e in load_equivalents(kata)}
+    listed = load_equivalents(kata)
+    lines = source.splitlines()
     annotations = annotation_spans(source)
     summary = Summary(kata.name)
     with use_db(str(session), WorkDB.Mode.open) as db:
@@ -245,7 +249,9 @@ def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT
             diff = _diff_of(item, source)
             mutant = Mutant(item.job_id, spec.operator_name, spec.start_pos[0], diff)
             summary.mutants.append(mutant)
-            reason = equivalents.get(changed_lines(diff))
+            above = lines[spec.start_pos[0] - 2].strip() if spec.start_pos[0] > 1 else ""
+            reason = next((e.reason for e in listed if (e.old, e.new) == changed_lines(diff)
+                           and e.after in (None, above)), None)
             if any(a <= tuple(spec.start_pos) < b for a, b in annotations):
                 reason = ANNOTATION
             previous = results.get(item.job_id)
