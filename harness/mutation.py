@@ -265,6 +265,8 @@ def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT
                 if mutant.outcome == "incompetent":
                     mutant.note = (previous.output or "")[-400:]
             else:  # never run, survived last time, or listed as equivalent no longer
+                if previous is not None and previous.test_outcome is not None:
+                    mutant.outcome = "survived"  # until graded again
                 todo.append((item, mutant))
         random.Random(0).shuffle(todo)
         for n, (item, mutant) in enumerate(todo, 1):
