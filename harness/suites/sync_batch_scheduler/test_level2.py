@@ -197,13 +197,60 @@ def close_race_once(impl, clients=8):
     assert not wrong
 
 
+def close_at_line(impl, k: int) -> int:
+    """One submit, with close() run to its end (or 0.3 s) when submit reaches its k-th line.
+
+    A tracer pauses only the implementation's own `submit`, at each line in turn across calls,
+    so every point between its check and its append is tried, whatever the code looks like. A
+    close that needs a lock submit holds just waits; every interleaving stays a legal one.
+    Returns how many lines submit ran.
+    """
+    s = impl.BatchScheduler(Recorder(), max_batch_size=4, max_wait_ms=0)
+    lines, outcome = [0], []
+
+    def line(frame, event, arg):
+        if event == "line":
+            lines[0] += 1
+            if lines[0] == k:
+                closer = threading.Thread(target=s.close, daemon=True)
+                closer.start()
+                closer.join(0.3)
+        return line
+
+    def call(frame, event, arg):
+        code = frame.f_code
+        return line if (code.co_name, code.co_filename) == ("submit", impl.__file__) else None
+
+    def client():
+        try:
+            outcome.append(s.submit("x"))
+        except impl.SchedulerClosedError:
+            outcome.append("refused")
+
+    threading.settrace(call)
+    try:
+        thread = threading.Thread(target=client, daemon=True)
+        thread.start()
+    finally:
+        threading.settrace(None)
+    thread.join(WAIT_S)
+    assert not thread.is_alive(), (
+        f"a submit interrupted by close() at its line {k} was neither answered nor refused")
+    close_soon(s)
+    assert outcome in ([("done", "x")], ["refused"]), outcome
+    return lines[0]
+
+
 @grade("a submit racing with close must be answered or refused, never stranded", hint="close",
        timeout=20)
 def test_submit_racing_close(impl):
+    k = 1
+    while close_at_line(impl, k) >= k and k < 40:  # until close came after submit's last line
+        k += 1
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
-        for _ in range(20):
+        for _ in range(5):
             close_race_once(impl)
     finally:
         sys.setswitchinterval(interval)
