@@ -137,6 +137,7 @@ FIT_ERRORS = [
     ("X 3-D", np.zeros((4, 2, 1)), Y4, {}),
     ("y with two columns", X4, np.zeros((4, 2)), {}),
     ("X and y of different lengths", X4, Y4[:3], {}),
+    ("y longer than X", X4, np.append(Y4, 0), {}),
     ("no samples", np.empty((0, 2)), np.array([]), {}),
     ("no features", np.empty((4, 0)), Y4, {}),
     ("NaN in X", np.where(X4 == 3, np.nan, X4), Y4, {}),
