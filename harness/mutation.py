@@ -269,6 +269,7 @@ def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, timeout: float = TIMEOUT
                     mutant.outcome = "survived"  # until graded again
                 todo.append((item, mutant))
         random.Random(0).shuffle(todo)
+        todo.sort(key=lambda t: t[1].outcome != "survived")  # last run's survivors first
         for n, (item, mutant) in enumerate(todo, 1):
             if minutes is not None and time.monotonic() - start > 60 * minutes:
                 log(f"{kata.name}: stopped after {minutes:g} minutes, {len(todo) - n + 1} left")
