@@ -36,7 +36,6 @@ class Mutant:
     caught_by: tuple[str, ...]
     edits: tuple[Edit, ...]
     planted: bool = False
-    race: bool = False  # a race its tests catch only by chance in each run (see tests/test_katas)
 
 
 def path(kata: Kata) -> Path:
@@ -75,7 +74,7 @@ def load(kata: Kata) -> list[Mutant]:
             raise MutantError(f"{where}: needs edits, each with a non-empty `old` and a `new`")
         mutants.append(Mutant(name, dict(mistake), tuple(caught_by),
                               tuple(Edit(e["old"], e["new"]) for e in edits),
-                              bool(t.get("planted", False)), bool(t.get("race", False))))
+                              bool(t.get("planted", False))))
     return mutants
 
 

@@ -181,3 +181,36 @@ def check_oldest_leaves_600ms_after_its_submit(impl, **settings) -> None:
         assert first.before + 0.600 - EARLY_S <= call.at <= seen + 0.600 + 0.400
         assert "first" in call.requests
         first.result(), second.result()
+
+
+def interrupted(impl, target: Callable[[], Any], k: int, action: Callable[[], Any]):
+    """Run `target` on a thread; when the implementation's own `submit` reaches its k-th line
+    there, run `action` on another thread and let it go on for up to 0.3 s first.
+
+    Tried at each k in turn, this puts `action` at every point of submit, whatever the code looks
+    like. An action that needs a lock submit holds just waits, so every interleaving it makes is
+    a legal one: a correct implementation passes at every k. Returns (thread, lines): `lines[0]`
+    is how many lines submit ran (fewer than k: `action` never ran).
+    """
+    lines = [0]
+
+    def line(frame, event, arg):
+        if event == "line":
+            lines[0] += 1
+            if lines[0] == k:
+                other = threading.Thread(target=action, daemon=True)
+                other.start()
+                other.join(0.3)
+        return line
+
+    def call(frame, event, arg):
+        code = frame.f_code
+        return line if (code.co_name, code.co_filename) == ("submit", impl.__file__) else None
+
+    threading.settrace(call)
+    try:
+        thread = threading.Thread(target=target, daemon=True)
+        thread.start()
+    finally:
+        threading.settrace(None)
+    return thread, lines

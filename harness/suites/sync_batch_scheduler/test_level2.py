@@ -14,6 +14,7 @@ from .fakes import (
     Caller,
     Recorder,
     close_soon,
+    interrupted,
     scheduler,
     submit_in_order,
     wait_depth,
@@ -159,12 +160,15 @@ def contend(impl, batches: int, seconds: float) -> tuple[list, list]:
 @grade("concurrent submits must never let more than max_queue_size requests wait",
        hint="backpressure", timeout=40)
 def test_queue_limit_under_contention(impl):
+    k = 1
+    while second_submit_at_line(impl, k) >= k and k < 40:  # at every line of submit in turn
+        k += 1
     # Each refill of the queue is a chance for a check-then-append race. Races cluster where
     # fresh threads first pile in, so many short rounds beat one long one.
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # switch threads as often as possible: races show up
     try:
-        for _ in range(20):
+        for _ in range(5):
             oversized, wrong = contend(impl, batches=100, seconds=3)
             assert not oversized, f"a batch of {oversized[0]} with max_queue_size=1"
             assert not wrong
@@ -198,28 +202,9 @@ def close_race_once(impl, clients=8):
 
 
 def close_at_line(impl, k: int) -> int:
-    """One submit, with close() run to its end (or 0.3 s) when submit reaches its k-th line.
-
-    A tracer pauses only the implementation's own `submit`, at each line in turn across calls,
-    so every point between its check and its append is tried, whatever the code looks like. A
-    close that needs a lock submit holds just waits; every interleaving stays a legal one.
-    Returns how many lines submit ran.
-    """
+    """One submit, with close() put at its k-th line; how many lines submit ran."""
     s = impl.BatchScheduler(Recorder(), max_batch_size=4, max_wait_ms=0)
-    lines, outcome = [0], []
-
-    def line(frame, event, arg):
-        if event == "line":
-            lines[0] += 1
-            if lines[0] == k:
-                closer = threading.Thread(target=s.close, daemon=True)
-                closer.start()
-                closer.join(0.3)
-        return line
-
-    def call(frame, event, arg):
-        code = frame.f_code
-        return line if (code.co_name, code.co_filename) == ("submit", impl.__file__) else None
+    outcome = []
 
     def client():
         try:
@@ -227,17 +212,49 @@ def close_at_line(impl, k: int) -> int:
         except impl.SchedulerClosedError:
             outcome.append("refused")
 
-    threading.settrace(call)
-    try:
-        thread = threading.Thread(target=client, daemon=True)
-        thread.start()
-    finally:
-        threading.settrace(None)
+    thread, lines = interrupted(impl, client, k, s.close)
     thread.join(WAIT_S)
     assert not thread.is_alive(), (
         f"a submit interrupted by close() at its line {k} was neither answered nor refused")
     close_soon(s)
     assert outcome in ([("done", "x")], ["refused"]), outcome
+    return lines[0]
+
+
+def second_submit_at_line(impl, k: int) -> int:
+    """With one place left in the queue, a second submit put at the first one's k-th line: one
+    of the two must be refused. How many lines the first submit ran."""
+    rec = Recorder(gated=True)
+    with scheduler(impl, rec, max_batch_size=1, max_wait_ms=0, max_queue_size=1) as s, rec:
+        first = Caller(s, "running")
+        rec.wait_calls(1)  # the worker holds "running": the queue is empty, one place in it
+        refused, second = [], []
+
+        def submit(request):
+            def call():
+                if request == "b":
+                    if second:  # already run: not again when "a" goes on after the test
+                        return
+                    second.append(request)
+                try:
+                    s.submit(request)
+                except impl.QueueFullError:
+                    refused.append(request)
+            return call
+
+        thread, lines = interrupted(impl, submit("a"), k, submit("b"))
+        # "a" may block in its wait before its k-th line: then "b" comes after it, here.
+        wait_until(lambda: second or "a" in refused or s.queue_depth >= 1, "the first submit")
+        if not second:
+            threading.Thread(target=submit("b"), daemon=True).start()
+        wait_until(lambda: len(refused) + s.queue_depth >= 2, "both submits to queue or refuse")
+        assert s.queue_depth <= 1, (
+            f"a second submit at the first one's line {k} made {s.queue_depth} wait with "
+            "max_queue_size=1")
+        assert len(refused) == 1, refused
+        rec.release()
+        first.thread.join(WAIT_S)
+        thread.join(WAIT_S)
     return lines[0]
 
 
