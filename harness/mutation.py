@@ -61,8 +61,8 @@ TIMEOUT = 90.0  # seconds per mutant; the plugin's own per-test limits catch mos
 NOISE = re.compile(
     r"core/ReplaceBinaryOperator_(Add|Sub|Mul|Div|FloorDiv|Mod|Pow)_(BitOr|BitAnd|BitXor|LShift|RShift)$")
 TABLE = "mutation.md"
-COLUMNS = ["kata", "mutants", "killed", "survived", "equivalent", "score (killed / non-equivalent)",
-           "date"]
+COLUMNS = ["kata", "mutants", "killed", "survived", "equivalent", "did not run",
+           "score (killed / non-equivalent)", "date"]
 
 
 @dataclass(frozen=True)
@@ -315,7 +315,8 @@ def save_table(summary: Summary, out: Path) -> None:
     graded = len(summary.mutants) - summary.count("pending")
     size = f"{graded} of {len(summary.mutants)}" if graded < len(summary.mutants) else graded
     cells = [f"`{summary.kata}`", size, summary.count("killed"),
-             summary.count("survived"), summary.count("equivalent"), summary.score,
+             summary.count("survived"), summary.count("equivalent"),
+             summary.count("incompetent"), summary.score,
              date.today().isoformat()]
     rows[f"`{summary.kata}`"] = "| " + " | ".join(str(c) for c in cells) + " |"
     order = [f"`{k.name}`" for k in catalog.all_katas()]
