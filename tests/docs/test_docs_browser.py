@@ -53,9 +53,6 @@ MIN_TEXT_PX = 10  # the smallest diagram text, as drawn at 1280 px, that reads w
 # Benchmark plots are matplotlib figures whose smallest text is its default 10 pt; scaled down to
 # the column, it must stay this tall.
 FIGURE_TEXT_PT, MIN_FIGURE_TEXT_PX = 10, 9
-# Figures of measured runs that bench.py now draws narrower, at the width they were drawn before:
-# redrawing one means measuring again (`make bench` on an idle machine), and then it is checked.
-STALE_FIGURES = {"sync_batch_scheduler-tradeoff.png": 1320}
 # Each label of each drawn diagram: its text, its box on the page and its font size as drawn (the
 # CSS size times the scale of its SVG, which shrinks to the column).
 LABELS_JS = """() => [...document.querySelectorAll('div.mermaid')].map(div => {
@@ -275,8 +272,6 @@ def test_diagram_labels_do_not_overlap_and_figure_text_is_readable(tab, site, pa
             assert not small, f"{where}: text under {MIN_TEXT_PX} px at 1280 px wide: {small}"
         for image in tab.page.evaluate(IMAGES_JS):
             path = site.folder / urlsplit(image["src"]).path.lstrip("/")
-            if STALE_FIGURES.get(path.name) == image["natural"]:
-                continue
             px = FIGURE_TEXT_PT / 72 * png_dpi(path) * image["shown"] / image["natural"]
             assert px >= MIN_FIGURE_TEXT_PX, (
                 f"{url(page, lang)}: {path.name} is drawn {image['natural']} px wide and shown "
