@@ -31,6 +31,15 @@ def test_golden_unequal_costs(impl):
     assert drain(q) == ["a1", "c1", "a2", "a3", "b1", "b2"]
 
 
+@grade("a tenant whose head does not fit must go to the back, behind every other tenant",
+       "round_robin", timeout=5)
+def test_no_fit_goes_to_the_back(impl):
+    # quantum 1, round A B C. pop 1: A gets 1, a1 (2) does not fit: A to the back -> B C A;
+    # B gets 1, b1 fits, B leaves. pop 2: C gets 1, c1 fits. pop 3: A gets 1 + 1, a1 fits.
+    q = drr(impl, 1, [("A", "a1", 2), ("B", "b1", 1), ("C", "c1", 1)])
+    assert drain(q) == ["b1", "c1", "a1"]
+
+
 @grade("a visit must serve every request that fits its credit before moving on", "deficit",
        timeout=5)
 def test_visit_serves_while_it_fits(impl):

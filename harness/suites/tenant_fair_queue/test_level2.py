@@ -335,3 +335,11 @@ def test_unknown_tenant(impl):
     q.pop()
     q.charge("A", 1)  # nothing queued: allowed, its requests may still be generating
     assert q.counter("A") == 3
+
+
+@grade("VirtualTokenCounter's settings must work by name", "charges", timeout=5)
+def test_vtc_settings_by_name(impl):
+    q = impl.VirtualTokenCounter(weights={"a": 2}, input_price=1.0, output_price=2.0)
+    q.push("a", "a1", 4)
+    assert q.pop() == ("a", "a1")
+    assert math.isclose(q.counter("a"), 4 * 1.0 / 2)

@@ -7,7 +7,7 @@ import pytest
 
 from harness.marks import level
 
-from .engine import Fifo, flood, simulate, waits
+from .engine import Fifo, Job, flood, simulate, waits
 from .machine import run_machine
 
 grade = level(3)
@@ -271,4 +271,29 @@ def test_unnamed_tenant(impl):
             call("Z")
     with pytest.raises(KeyError):
         s.charge("Z", 1)
+    assert s.admit() == []
+
+
+@grade("FairScheduler's settings must work by name, prices defaulting to 1 and 2", "shares",
+       timeout=10)
+def test_settings_by_name_and_default_prices(impl):
+    # One slot, shares of 0: every admission is by lowest counter, and the two tenants' costs
+    # differ in kind (long prompts vs long outputs), so the order depends on both prices.
+    jobs = [Job("p", f"p{i}", 0, 40, 2) for i in range(30)]
+    jobs += [Job("o", f"o{i}", 0, 2, 30) for i in range(30)]
+    weights = {"p": 1, "o": 1}
+    by_name = impl.FairScheduler(capacity=1, weights=weights, max_queued=300)
+    explicit = impl.FairScheduler(1, weights, max_queued=300, input_price=1.0, output_price=2.0)
+    assert simulate(by_name, jobs).start == simulate(explicit, jobs).start
+
+
+@grade("capacity and max_queued above 256 must count like small ones", "backpressure",
+       timeout=10)
+def test_large_capacity_and_queue(impl):
+    s = sched(impl, 300, {"A": 1}, max_queued=300)
+    push_all(s, [("A", i, 1) for i in range(300)])
+    with pytest.raises(impl.QueueFull):
+        s.push("A", 300, 1)
+    assert len(s.admit()) == 300 and s.running("A") == 300
+    push_all(s, [("A", "late", 1)])
     assert s.admit() == []
