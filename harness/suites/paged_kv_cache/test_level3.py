@@ -59,6 +59,22 @@ def test_run_stops_at_first_miss(impl):
     assert bm.allocate("c", [1, 1, 2, 2, 5, 5, 3, 3, 4]) == 4
     assert bm.block_table("c")[:2] == [0, 1]
 
+    # A later block can stay cached after an earlier one is evicted: S's copy of [1,2] is a
+    # duplicate (A's block 0 holds that entry), while S's block 3 holds [1,2,3,4]. Evicting
+    # block 0 leaves [1,2,3,4] cached, yet a prompt must stop at its first miss.
+    bm = caching(9, 2, impl)
+    bm.allocate("A", [1, 2, 9])                  # [0, 1]: registers [1,2] -> 0
+    bm.allocate("S", [1])                        # [2]
+    for token in (2, 3, 4):                      # fills 2 (a duplicate), then 3: [1,2,3,4] -> 3
+        bm.append_token("S", token)
+    bm.free("A")                                 # queue 4..8, 1, 0
+    bm.free("S")                                 # queue 4..8, 1, 0, 3, 2
+    bm.allocate("T", [7] * 11)                   # takes 4..8, 1 (6 blocks)
+    bm.allocate("U", [8])                        # takes 0: [1,2] is evicted
+    bm.free("T")                                 # queue 3, 2, 1, 8, 7, 6, 5, 4
+    assert bm.allocate("V", [1, 2, 3, 4, 5]) == 0
+    assert bm.block_table("V") == [3, 2, 1]
+
 
 @grade("a block must match only with its whole prefix, not its own tokens alone",
        "content_key", timeout=5)
