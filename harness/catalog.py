@@ -106,6 +106,13 @@ class Kata:
             raise FileNotFoundError(f"no pristine stub: {self.pristine_stub_path} is missing")
         return self.pristine_stub_path.read_text(encoding="utf-8")
 
+    def impl_arg(self, impl: str) -> str:
+        """`--impl` for a pytest child that runs from the repository root: a path becomes
+        absolute (relative to here, not to the root); named choices pass as they are."""
+        if impl in ("stub", "solution") or impl.startswith(MUTANT_PREFIX):
+            return impl
+        return str(self.impl_path(impl))
+
     def impl_path(self, impl: str) -> Path:
         """`stub` (the learner's file), `solution`, `mutant:NAME` (written to a temporary folder
         outside the repository), or a path to any file with the kata's API."""

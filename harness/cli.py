@@ -97,9 +97,8 @@ def show(name: str = KataArg, lang: str = LangOpt,
 def test(ctx: typer.Context, name: str = KataArg, impl: str = ImplOpt) -> None:
     """Run pytest on the kata (visible examples and hidden suite); extra options go to pytest."""
     kata = _kata(name)
-    if impl not in ("stub", "solution") and not impl.startswith("mutant:"):
-        impl = str(kata.impl_path(impl))  # a relative path is read from here, not from the root
-    code = subprocess.call(grading.pytest_command(kata, impl, *ctx.args), cwd=catalog.ROOT)
+    code = subprocess.call(grading.pytest_command(kata, kata.impl_arg(impl), *ctx.args),
+                           cwd=catalog.ROOT)
     raise typer.Exit(code)
 
 
@@ -158,13 +157,17 @@ def solution(name: str = KataArg,
                                      "It is recorded in your progress."):
         raise typer.Exit(1)
     _store().add_reveal(kata.name)
-    code = kata.solution_path.read_text(encoding="utf-8")
-    if not console.is_terminal:  # piped: the file itself, byte for byte
+    print_code(kata.solution_path.read_text(encoding="utf-8"), "python")
+
+
+def print_code(code: str, lexer: str) -> None:
+    """Code whole: never wrapped or cropped, highlighted on a terminal, byte for byte when piped."""
+    if not console.is_terminal:
         console.file.write(code)
         return
     # Highlighted text, not a Syntax panel: a panel pads every line to one width, and soft_wrap
     # neither wraps nor crops, so lines wider than the terminal run on, as `cat` shows them.
-    text = Syntax(code, "python", background_color="default").highlight(code)
+    text = Syntax(code, lexer, background_color="default").highlight(code)
     text.rstrip()
     console.print(text, soft_wrap=True)
 
@@ -257,12 +260,7 @@ def mutants_(name: str = KataArg,
                                          "it? It is recorded in your progress."):
             raise typer.Exit(1)
         store.add_reveal(kata.name)
-    diff = mutants.diff(kata, chosen)
     console.print(chosen.mistake[lang], highlight=False, markup=False, soft_wrap=True)
     console.print(f"caught by: {'; '.join(chosen.caught_by)}", highlight=False, markup=False,
                   soft_wrap=True)
-    if not console.is_terminal:
-        console.file.write(diff)
-        return
-    width = max(map(len, diff.splitlines()), default=0)
-    console.print(Syntax(diff, "diff", code_width=width), crop=False)
+    print_code(mutants.diff(kata, chosen), "diff")

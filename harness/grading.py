@@ -25,8 +25,7 @@ def pytest_command(kata: catalog.Kata, impl: str, *extra: str, hidden_only=False
 def grade(kata: catalog.Kata, impl: str = "stub", *extra: str,
           hidden_only: bool = False) -> tuple[KataRun, str]:
     """Run the kata's examples and hidden suite; return the results and pytest's output."""
-    if impl not in ("stub", "solution") and not impl.startswith(catalog.MUTANT_PREFIX):
-        impl = str(kata.impl_path(impl))  # the child runs from the repository root
+    impl = kata.impl_arg(impl)
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "results.json"
         cmd = pytest_command(kata, impl, f"--kata-json={report}", "-q", "--no-header", *extra,
