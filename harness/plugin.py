@@ -242,16 +242,15 @@ def pytest_runtest_makereport(item, call):
         return report
     result = entry[1]
     not_run = call.excinfo is not None and call.excinfo.errisinstance(NotRun)
+    timed_out = call.excinfo is not None and _timeout_in(call.excinfo.value) is not None
     if (report.when == "call" or report.failed) and not not_run:  # a streak of timeouts in a row
-        hung = call.excinfo is not None and _timeout_in(call.excinfo.value) is not None
         streaks = item.config.stash[streak_key]
-        streaks[entry[0]] = streaks.get(entry[0], 0) + 1 if hung else 0
+        streaks[entry[0]] = streaks.get(entry[0], 0) + 1 if timed_out else 0
     if report.skipped and result.outcome == "passed":
         result.outcome = "skipped"
     elif report.failed:
         result.outcome = "failed"
         result.verdict = result.verdict or _verdict(call.excinfo)
-        timed_out = _timeout_in(call.excinfo.value) is not None
         if timed_out:
             item.config.stash[hung_key].add(entry[0])
         if (timed_out and result.level == EXAMPLES) or result.verdict == NOT_RUN:
@@ -263,8 +262,8 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-def _hidden(config: pytest.Config, report: pytest.TestReport) -> bool:
-    entry = config.stash[tests_key].get(report.nodeid)
+def _hidden(config: pytest.Config, nodeid: str) -> bool:
+    entry = config.stash[tests_key].get(nodeid)
     return entry is not None and entry[1].level != EXAMPLES
 
 
@@ -276,9 +275,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     write = reporter.write_fspath_result
 
     def write_hidden_as_level(nodeid: str, res: str, **markup: bool) -> None:
-        entry = config.stash[tests_key].get(nodeid)
-        if entry and entry[1].level != EXAMPLES:
-            nodeid = f"{entry[0]} · hidden {level_name(entry[1].level)}"
+        if _hidden(config, nodeid):
+            kata, result = config.stash[tests_key][nodeid]
+            nodeid = f"{kata} · hidden {level_name(result.level)}"
         write(nodeid, res, **markup)
 
     reporter.write_fspath_result = write_hidden_as_level
@@ -292,7 +291,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     kept = {key: stats[key] for key in ("failed", "error") if key in stats}
     if not config.getoption("reveal"):
         for key, reports in kept.items():
-            stats[key] = [r for r in reports if not _hidden(config, r)]
+            stats[key] = [r for r in reports if not _hidden(config, r.nodeid)]
     try:
         return (yield)
     finally:
