@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 from typer.testing import CliRunner
 
-from harness import catalog, mutants
+from harness import catalog, grading, mutants
 from harness.cli import app
 from harness.store import Store
 
@@ -47,22 +46,22 @@ def test_a_mutant_is_written_outside_the_repository_and_never_into_solutions():
     assert mutants.reference(AUC) == before
 
 
+def hidden_suite(impl: str, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(grading.pytest_command(AUC, impl, "-q", *extra, hidden_only=True),
+                          cwd=catalog.ROOT, capture_output=True, text=True, timeout=120)
+
+
 def test_grading_a_mutant_runs_only_the_titles_asked_for():
     title = mutants.get(AUC, TIES).caught_by[0]
-    cmd = [sys.executable, "-m", "pytest", str(AUC.suite_dir), f"--impl=mutant:{TIES}",
-           f"--kata-title={title}", "-q"]
-    proc = subprocess.run(cmd, cwd=catalog.ROOT, capture_output=True, text=True, timeout=120)
+    proc = hidden_suite(f"mutant:{TIES}", f"--kata-title={title}")
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert f"✗ {title}" in proc.stdout and "deselected" in proc.stdout
-    unknown = subprocess.run([*cmd[:-2], "--kata-title=no such title", "-q"], cwd=catalog.ROOT,
-                             capture_output=True, text=True, timeout=120)
+    unknown = hidden_suite(f"mutant:{TIES}", "--kata-title=no such title")
     assert unknown.returncode != 0 and "no such title" in unknown.stderr + unknown.stdout
 
 
 def test_an_unknown_mutant_is_one_clear_failure():
-    proc = subprocess.run([sys.executable, "-m", "pytest", str(AUC.suite_dir),
-                           "--impl=mutant:nope", "-q"], cwd=catalog.ROOT, capture_output=True,
-                          text=True, timeout=120)
+    proc = hidden_suite("mutant:nope")
     assert proc.returncode == 1 and "no mutant named 'nope'" in proc.stdout
 
 
