@@ -69,10 +69,6 @@ class Kata:
         return self.suite_dir / "bench.py"
 
     @property
-    def mutants(self) -> list[Path]:
-        return sorted((self.suite_dir / "mutants").glob("*.py"))
-
-    @property
     def num_levels(self) -> int:
         return len(self.meta["levels"])
 

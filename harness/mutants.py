@@ -54,7 +54,10 @@ def _read(kata: Kata) -> dict:
 
 def load(kata: Kata) -> list[Mutant]:
     """Every mutant of the kata, in file order; MutantError names what is malformed."""
-    tables = _read(kata).get("mutants", [])
+    return _parse(kata, _read(kata).get("mutants", []))
+
+
+def _parse(kata: Kata, tables: list[dict]) -> list[Mutant]:
     mutants, seen = [], set()
     for i, t in enumerate(tables):
         where = f"{kata.name}: mutant {t.get('name', f'#{i + 1}')!r}"
@@ -117,13 +120,14 @@ def diff(kata: Kata, mutant: Mutant, *, context: int = 2) -> str:
 
 def planted_stub(kata: Kata) -> str | None:
     """A debugging kata's stub: the reference with every planted mutant applied, in file order."""
-    planted = [m for m in load(kata) if m.planted]
+    data = _read(kata)
+    planted = [m for m in _parse(kata, data.get("mutants", [])) if m.planted]
     if not planted:
         return None
     text = reference(kata)
     for mutant in planted:
         text = apply(text, mutant)
-    edits = _read(kata).get("stub", {}).get("edits", [])
+    edits = data.get("stub", {}).get("edits", [])
     stub = Mutant("stub", {}, (), tuple(Edit(e["old"], e["new"]) for e in edits))
     return apply(text, stub)
 
