@@ -37,6 +37,28 @@ def event_log(seed: int = 7) -> pd.DataFrame:
     return df
 
 
+def typed_log(seed: int = 7) -> pd.DataFrame:
+    """The event log with a column of every kind a detector has to change: whole numbers that are
+    often zero, whole numbers from -50 to 50, small decimals with exact zeros and gaps, booleans,
+    categories, dates, text with two values (always "p" for u1, always "q" for u2) and constant
+    columns, which may stay as they are."""
+    df = event_log(seed)
+    rng = np.random.default_rng(seed + 1)
+    n = len(df)
+    df["clicks"] = np.where(rng.random(n) < 0.3, 0, rng.integers(1, 101, n))
+    df["delta"] = np.concatenate([[-50, 50], rng.integers(-50, 51, n - 2)])
+    df["ratio"] = rng.choice([0.0, 0.1, 0.2, 0.3], n)
+    df.loc[rng.random(n) < 0.1, "ratio"] = np.nan
+    df["flag"] = rng.random(n) < 0.5
+    df["plan"] = pd.Categorical(rng.choice(["free", "pro", "team"], n))
+    df["signup"] = START - pd.to_timedelta(rng.integers(1, 400, n), unit="D")
+    df["side"] = np.where(df["entity"] == "u1", "p", np.where(df["entity"] == "u2", "q",
+                                                                rng.choice(["p", "q"], n)))
+    df["source"] = "import"
+    df["version"] = 3
+    return df
+
+
 def _mean(values: np.ndarray) -> float:
     values = values[~np.isnan(values)]
     return float(values.sum() / len(values)) if len(values) else np.nan
@@ -119,6 +141,32 @@ def entity_row_count(df):
     return pd.DataFrame({"entity_rows": df.groupby("entity")["time"].transform("size")})
 
 
+def side_of(entity: str):
+    """The row's own text value, for one entity only: it leaks whichever value that entity has."""
+    def pipeline(df):
+        return pd.DataFrame({f"side_of_{entity}": df["side"].where(df["entity"] == entity, "-")})
+    pipeline.__name__ = f"side_of_{entity}"
+    return pipeline
+
+
+def note_if_x(df):
+    """The row's own note where it is "x", missing elsewhere: a leak seen only as a value turning
+    into a missing one, or back."""
+    return pd.DataFrame({"note_if_x": df["note"].where(df["note"] == "x")})
+
+
+SNAPSHOT = START + pd.Timedelta(days=5, hours=12)  # a batch time of event_log() in the middle
+FINAL = event_log()["time"].max()
+
+
+def final_amount_at_snapshot(df):
+    """Rows of one mid-way snapshot get the amounts logged at the very end of the data. Only
+    rows strictly before a later cut can show it."""
+    final = ";".join(sorted(df.loc[df["time"] == FINAL, "amount"].map(repr)))
+    return pd.DataFrame({"final_amount": np.where(df["time"] == SNAPSHOT, final, "")},
+                        index=df.index)
+
+
 # ----- clean pipelines -----
 
 def point_in_time_mean(df):
@@ -155,6 +203,17 @@ def point_in_time_target_encoding(df):
     return pd.DataFrame({"category_rate_so_far": _per_row(df, "target", pick)}, index=df.index)
 
 
+def previous_notes(df):
+    """The notes of the entity's latest strictly earlier timestamp, as text; missing at first."""
+    t, e, note = df["time"].to_numpy(), df["entity"].to_numpy(), df["note"].to_numpy()
+    out = []
+    for i in range(len(df)):
+        earlier = (e == e[i]) & (t < t[i])
+        latest = earlier & (t == t[earlier].max()) if earlier.any() else earlier
+        out.append(",".join(sorted(note[latest])) or None)
+    return pd.DataFrame({"previous_notes": out}, index=df.index)
+
+
 def sorted_output(df):
     """A clean feature, returned in time order rather than in df's order."""
     out = point_in_time_mean(df)
@@ -181,6 +240,17 @@ LEAKY = [
     ("the leaky columns of a mixed pipeline", mixed, ["amount_centered_3", "label"]),
 ]
 
+# Run on typed_log(): leaks that only a detector changing every value of every column can see.
+TYPED_LEAKY = [
+    ("the own text value of an entity that always has the smaller one", side_of("u1"),
+     ["side_of_u1"]),
+    ("the own text value of an entity that always has the larger one", side_of("u2"),
+     ["side_of_u2"]),
+    ("the own note where it is x, missing elsewhere", note_if_x, ["note_if_x"]),
+    ("the final amounts copied into a mid-way snapshot", final_amount_at_snapshot,
+     ["final_amount"]),
+]
+
 CLEAN = [
     ("a point-in-time rolling mean", point_in_time_mean),
     ("hour, weekday and other features of the row's own time", calendar),
@@ -188,4 +258,8 @@ CLEAN = [
     ("counts and gaps over strictly earlier events", earlier_events),
     ("a point-in-time target encoding", point_in_time_target_encoding),
     ("a clean feature returned in another row order", sorted_output),
+]
+
+TYPED_CLEAN = [
+    ("the notes of the latest earlier timestamp, missing at first", previous_notes),
 ]

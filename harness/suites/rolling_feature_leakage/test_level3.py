@@ -6,12 +6,24 @@ import pytest
 
 from harness.marks import level
 
-from .pipelines import CLEAN, KEYS, LEAKY, event_log, own_value, point_in_time_mean
+from .copies import record
+from .pipelines import (
+    CLEAN,
+    KEYS,
+    LEAKY,
+    TYPED_CLEAN,
+    TYPED_LEAKY,
+    event_log,
+    own_value,
+    point_in_time_mean,
+    typed_log,
+)
 
 grade = level(3)
 
 
 DF = event_log()
+TYPED = typed_log()  # the same events with columns of every dtype
 
 # Which part of the method each leak needs: rows at the cut perturbed and compared ("cut"),
 # rows deleted ("drop"), or just a look at the past after changing the future ("detect").
@@ -23,6 +35,9 @@ LEAK_HINTS = {
     "the time until the entity's next event": "drop",
     "the entity's total row count": "drop",
     "the leaky columns of a mixed pipeline": "output",
+    "the own text value of an entity that always has the smaller one": "change",
+    "the own text value of an entity that always has the larger one": "change",
+    "the own note where it is x, missing elsewhere": "change",
 }
 
 
@@ -31,22 +46,63 @@ def detect(impl, pipeline, df=DF, **kw):
 
 
 @pytest.mark.parametrize(
-    "pipeline, leaky",
-    [pytest.param(fn, leaky, id=fn.__name__,
+    "pipeline, leaky, df",
+    [pytest.param(fn, leaky, df, id=fn.__name__,
                   marks=grade(f"{name} must be flagged", LEAK_HINTS.get(name, "detect"),
                               timeout=20))
-     for name, fn, leaky in LEAKY])
-def test_flags_leaky_pipeline(impl, pipeline, leaky):
-    assert detect(impl, pipeline) == leaky
+     for catalogue, df in ((LEAKY, DF), (TYPED_LEAKY, TYPED)) for name, fn, leaky in catalogue])
+def test_flags_leaky_pipeline(impl, pipeline, leaky, df):
+    assert detect(impl, pipeline, df) == leaky
 
 
 @pytest.mark.parametrize(
-    "pipeline",
-    [pytest.param(fn, id=fn.__name__, marks=grade(f"{name} must not be flagged", "clean",
-                                                  timeout=20))
-     for name, fn in CLEAN])
-def test_leaves_clean_pipeline(impl, pipeline):
-    assert detect(impl, pipeline) == []
+    "pipeline, df",
+    [pytest.param(fn, df, id=fn.__name__, marks=grade(f"{name} must not be flagged", "clean",
+                                                      timeout=20))
+     for catalogue, df in ((CLEAN, DF), (TYPED_CLEAN, TYPED)) for name, fn in catalogue])
+def test_leaves_clean_pipeline(impl, pipeline, df):
+    assert detect(impl, pipeline, df) == []
+
+
+def copies(impl):
+    """Every changed copy of TYPED that the detector passes to build_features, read back."""
+    found = record(impl, TYPED, point_in_time_mean, time="time", keys=KEYS)
+    assert found, ("find_leaky_columns(...) called build_features with df itself only; "
+                   "expected changed copies too")
+    return found
+
+
+@grade("every value at or after a cut must change, in columns of every dtype, missing ones too",
+       "change", timeout=20)
+def test_copies_change_every_later_value(impl):
+    stayed = [line for copy in copies(impl) for line in copy.stayed]
+    assert not stayed, "\n".join(stayed[:5])
+
+
+@grade("a changed copy must keep its time and key columns as they were", "clean", timeout=20)
+def test_copies_keep_time_and_keys(impl):
+    moved = [line for copy in copies(impl) for line in copy.moved]
+    assert not moved, "\n".join(moved[:5])
+
+
+@grade("the cuts must be at least 5 timestamps of df, its first and last among them", "cut",
+       timeout=20)
+def test_cuts_cover_first_and_last(impl):
+    cuts = sorted({copy.cut for copy in copies(impl)})
+    first, last = TYPED["time"].min(), TYPED["time"].max()
+    assert len(cuts) >= 5 and first in cuts and last in cuts, (
+        f"cuts read from the changed copies: {[str(c) for c in cuts]}; expected at least 5, "
+        f"{first} and {last} among them")
+
+
+@grade("about half of the rows at or after a cut must be deleted", "drop", timeout=20)
+def test_about_half_deleted(impl):
+    found = copies(impl)
+    later = sum(copy.at_or_after for copy in found)
+    deleted = later - sum(copy.kept for copy in found)
+    # Summed over all cuts (hundreds of rows), a fair coin stays far inside these bounds.
+    assert 0.3 <= deleted / later <= 0.7, (
+        f"{deleted} of the {later} rows at or after the cuts were deleted; expected about half")
 
 
 @grade("the detector must work whatever the time column is called, arguments given by name",
