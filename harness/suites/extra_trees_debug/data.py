@@ -83,3 +83,47 @@ forest_settings = st.fixed_dictionaries({
     "max_features": st.sampled_from(["sqrt", "log2", None, 1, 0.5, 1.0]),
     "random_state": st.integers(0, 2**16),
 })
+
+
+# ----- splits the spec fixes: binary features, where every threshold in [0, 1) splits alike -----
+
+def gini(labels: np.ndarray) -> float:
+    _, counts = np.unique(labels, return_counts=True)
+    p = counts / len(labels)
+    return 1.0 - float(np.sum(p * p))
+
+
+def variance(values: np.ndarray) -> float:
+    return float(np.var(values))
+
+
+def best_binary_split(X: np.ndarray, y: np.ndarray, impurity) -> int:
+    """The feature of 0/1 columns X whose split lowers `impurity` most, the children weighted by
+    their share of the rows; the runner-up must be clearly worse, so no tie-break can matter."""
+    n = len(y)
+    gains = []
+    for j in range(X.shape[1]):
+        left, right = y[X[:, j] == 0], y[X[:, j] == 1]
+        gains.append(impurity(y) - (len(left) * impurity(left) + len(right) * impurity(right)) / n)
+    first, second = sorted(gains)[::-1][:2]
+    assert first - second > 0.02, f"gains {gains} are too close to pin one split"
+    return int(np.argmax(gains))
+
+
+def stump_sides(X: np.ndarray, y: np.ndarray, impurity) -> list[np.ndarray]:
+    """For every row, the targets of the rows on its side of the best split."""
+    j = best_binary_split(X, y, impurity)
+    return [y[X[:, j] == X[i, j]] for i in range(len(y))]
+
+
+def one_useful_feature(seed: int, d: int, varying: int, n: int = 40) -> tuple[np.ndarray,
+                                                                               np.ndarray]:
+    """d features, only the first `varying` of them non-constant, all 0/1: feature 0 is the
+    label, the other varying ones noise that never splits the labels cleanly."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    X = np.zeros((n, d))
+    X[:, 0] = y
+    for j in range(1, varying):
+        X[:, j] = np.where(rng.random(n) < 0.25, 1 - y, y)  # a quarter of the rows disagree
+    return X, y

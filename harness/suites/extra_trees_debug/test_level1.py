@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from harness.marks import level
 
-from .data import accuracy, blobs, datasets, forest_settings, noisy_stumps, rings
+from .data import accuracy, blobs, datasets, forest_settings, gini, noisy_stumps, rings, stump_sides
 
 grade = level(1)
 
@@ -144,3 +144,30 @@ def test_chip_off_splits_lose(impl):
     # Weighted Gini puts nearly every stump on feature 0 (about 0.95); averaging the children's
     # impurities makes them isolate single outliers of the noise features instead (0.5).
     assert np.mean(scores) >= 0.8
+
+
+# Found by search: each one splits differently under Gini than under 1 / sum(p^2), 1 - sum(p^p)
+# or a Gini that divides single rows by two; the spec's best split wins by a clear margin.
+GINI_STUMP_X = np.array([[1, 1, 0], [1, 0, 1], [1, 0, 1], [1, 1, 0], [1, 0, 0], [0, 1, 1]], float)
+GINI_STUMP_Y = np.array([0, 0, 1, 1, 2, 0])
+
+
+@grade("a stump must split on the feature with the largest Gini decrease, the children weighted "
+       "by their share of the rows", hint="impurity")
+def test_stump_takes_the_best_gini_split(impl):
+    X, y = GINI_STUMP_X, GINI_STUMP_Y
+    model = impl.ExtraTreesClassifier(n_estimators=3, max_depth=1, max_features=None,
+                                      random_state=0).fit(X, y)
+    expected = [[np.mean(side == c) for c in (0, 1, 2)] for side in stump_sides(X, y, gini)]
+    assert np.allclose(model.predict_proba(X), expected)
+
+
+@grade("the default forest must have 100 trees, as scikit-learn's", hint="proba")
+def test_default_number_of_trees(impl):
+    # Every tree splits 0 from 1 at a threshold uniform in [0, 1), into pure leaves: a point at
+    # 0.5 goes right in about half of the trees, so its probability counts trees in 1/100ths.
+    X, y = np.repeat([[0.0], [1.0]], 20, axis=0), np.repeat([0, 1], 20)
+    votes = impl.ExtraTreesClassifier(random_state=0).fit(X, y).predict_proba([[0.5]])[0] * 100
+    assert np.allclose(votes, np.round(votes), atol=1e-6) and 0.5 < votes[0] < 99.5, (
+        f"predict_proba([[0.5]]) * 100 = {votes}; expected whole numbers of trees out of 100, "
+        "some voting each way")

@@ -5,7 +5,7 @@ import pytest
 
 from harness.marks import level
 
-from .data import accuracy, blobs
+from .data import accuracy, blobs, one_useful_feature
 
 grade = level(2)
 
@@ -120,6 +120,58 @@ def test_max_features(impl):
     assert one <= 0.6, one
 
 
+def stumps_finding_feature_0(impl, max_features, d: int, varying: int, trees: int = 30) -> int:
+    """How many of `trees` stumps split on the one useful feature among `varying` non-constant
+    ones (of d): every stump whose candidates include it does, and no other is pure."""
+    X, y = one_useful_feature(0, d, varying)
+    found = 0
+    for seed in range(trees):
+        proba = impl.ExtraTreesClassifier(n_estimators=1, max_depth=1, max_features=max_features,
+                                          random_state=seed).fit(X, y).predict_proba(X)
+        found += bool(np.allclose(proba.max(axis=1), 1.0))
+    return found
+
+
+SQRT, LOG2 = "".join(["sq", "rt"]), "".join(["lo", "g2"])  # new str objects, not the literals
+CANDIDATES = [  # (max_features, d, varying, candidates a node draws)
+    (SQRT, 100, 10, 10), (LOG2, 8, 3, 3), (SQRT, 3, 2, 1), (LOG2, 3, 2, 1), (0.6, 3, 2, 1),
+    (0.5, 10, 5, 5),
+]
+
+
+@grade("max_features must set how many features a node draws: sqrt and log2 of n_features and "
+       "fractions of it rounded down, at least 1", hint="features")
+@pytest.mark.parametrize("max_features, d, varying, k", CANDIDATES,
+                         ids=[f"{m}-of-{d}" for m, d, _, _ in CANDIDATES])
+def test_max_features_candidates(impl, max_features, d, varying, k):
+    found = stumps_finding_feature_0(impl, max_features, d, varying)
+    if k >= varying:  # every non-constant feature is a candidate: every stump finds it
+        assert found == 30, f"max_features={max_features!r} with {d} features: {found} of 30 " \
+            f"stumps split on the useful one; expected all 30 ({k} candidates of {varying})"
+    else:  # one candidate of two: about half the stumps miss it (all 30 finding it: 1 in 1e9)
+        assert found < 30, f"max_features={max_features!r} with {d} features: all 30 stumps " \
+            f"split on the useful one; expected some to miss it ({k} candidate of {varying})"
+
+
+@grade("a node must be split even when no split lowers its impurity (XOR), a constant feature "
+       "beside it", hint="stopping")
+def test_zero_gain_nodes_split(impl):
+    a, b = np.array([0, 0, 1, 1] * 2, float), np.array([0, 1, 0, 1] * 2, float)
+    X, y = np.column_stack([a, np.full(8, 5.0), b]), (a != b).astype(int)
+    for seed in range(30):  # one tree each: a forest's vote would hide a tree left unsplit
+        model = impl.ExtraTreesClassifier(n_estimators=1, max_features=None,
+                                          random_state=seed).fit(X, y)
+        assert np.array_equal(model.predict(X), y), f"random_state={seed}"
+
+
+@grade("a forest fitted on 300 features must predict on 300 features", hint="errors")
+def test_many_features(impl):
+    rng = np.random.default_rng(8)
+    X, y = rng.normal(size=(30, 300)), np.arange(30) % 2
+    model = impl.ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X, y)
+    assert model.predict_proba(X).shape == (30, 2)
+
+
 @grade("every accepted form of max_features must train a working forest", hint="features")
 @pytest.mark.parametrize("max_features", ["sqrt", "log2", None, 1, 3, 0.01, 0.5, 1.0])
 def test_max_features_forms(impl, max_features):
@@ -136,6 +188,8 @@ FIT_ERRORS = [
     ("X 1-D", np.arange(4.0), Y4, {}),
     ("X 3-D", np.zeros((4, 2, 1)), Y4, {}),
     ("y with two columns", X4, np.zeros((4, 2)), {}),
+    ("y with no column", X4, np.zeros((4, 0)), {}),
+    ("y a single number", X4, np.float64(1.0), {}),
     ("X and y of different lengths", X4, Y4[:3], {}),
     ("y longer than X", X4, np.append(Y4, 0), {}),
     ("no samples", np.empty((0, 2)), np.array([]), {}),
@@ -148,6 +202,7 @@ FIT_ERRORS = [
     ("max_features='auto'", X4, Y4, {"max_features": "auto"}),
     ("max_features=0", X4, Y4, {"max_features": 0}),
     ("max_features=0.0", X4, Y4, {"max_features": 0.0}),
+    ("max_features=-0.5", X4, Y4, {"max_features": -0.5}),
     ("max_features=1.5", X4, Y4, {"max_features": 1.5}),
     ("max_features=3 with 2 features", X4, Y4, {"max_features": 3}),
 ]

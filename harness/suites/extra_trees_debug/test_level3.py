@@ -7,7 +7,7 @@ import pytest
 
 from harness.marks import level
 
-from .data import accuracy, blobs, r2, smooth
+from .data import accuracy, blobs, r2, smooth, stump_sides, variance
 
 grade = level(3)
 
@@ -51,6 +51,35 @@ def test_regressor_leaf_is_mean(impl):
     stumps = impl.ExtraTreesRegressor(n_estimators=1, max_depth=1, random_state=0) \
         .fit(*smooth(2, 200))
     assert len(np.unique(stumps.predict(smooth(3, 500)[0]))) <= 2
+
+
+# Found by search: each splits differently when the variance is computed wrongly (E[y^2] with
+# a single row halved, the mean from E[y^2], y / y for y * y) or the gain mixed up (parent **
+# children, children % n); the spec's best split wins by a clear margin. The parent variances
+# are above 1, where a gain that is monotone only below 1 turns round.
+VARIANCE_STUMPS = [
+    ([[1, 0, 0], [0, 0, 0], [1, 0, 0], [0, 0, 1], [1, 1, 0]], [-2.0, -2.0, 6.0, 2.0, 6.0]),
+    ([[0, 0, 1], [0, 0, 1], [0, 1, 0], [1, 1, 1], [0, 1, 0]], [2.0, 4.0, 4.0, 6.0, -4.0]),
+]
+
+
+@grade("a regression stump must split on the feature with the largest variance decrease, the "
+       "children weighted by their share of the rows", hint="regression")
+@pytest.mark.parametrize("X, y", VARIANCE_STUMPS, ids=["five-rows-a", "five-rows-b"])
+def test_stump_takes_the_best_variance_split(impl, X, y):
+    X, y = np.array(X, float), np.array(y)
+    model = impl.ExtraTreesRegressor(n_estimators=3, max_depth=1, max_features=None,
+                                     random_state=0).fit(X, y)
+    assert np.allclose(model.predict(X), [side.mean() for side in stump_sides(X, y, variance)])
+
+
+@grade("the default regressor must have 100 trees, as scikit-learn's", hint="regression")
+def test_regressor_default_number_of_trees(impl):
+    # As for the classifier: each tree sends 0.5 to the leaf of 0 or of 1, about half each way.
+    X, y = np.repeat([[0.0], [1.0]], 20, axis=0), np.repeat([0.0, 1.0], 20)
+    trees = impl.ExtraTreesRegressor(random_state=0).fit(X, y).predict([[0.5]])[0] * 100
+    assert abs(trees - round(trees)) < 1e-6 and 0.5 < trees < 99.5, (
+        f"predict([[0.5]]) * 100 = {trees}; expected a whole number of trees out of 100")
 
 
 @grade("the regressor must return one float per row, the same for the same random_state",
