@@ -189,7 +189,7 @@ FIT_ERRORS = [
     ("X 3-D", np.zeros((4, 2, 1)), Y4, {}),
     ("y with two columns", X4, np.zeros((4, 2)), {}),
     ("y with no column", X4, np.zeros((4, 0)), {}),
-    ("y a single number", X4, np.float64(1.0), {}),
+    ("y a single number", X4, np.float64(1.0), {}),  # 0-d: it has no length to mismatch
     ("X and y of different lengths", X4, Y4[:3], {}),
     ("y longer than X", X4, np.append(Y4, 0), {}),
     ("no samples", np.empty((0, 2)), np.array([]), {}),
