@@ -148,6 +148,20 @@ def formed(impl, reqs, setting):
                              per_row_sampling=per_row)
 
 
+@grade("form_batches must cut batches of more than 256 requests at max_batch_size", "greedy")
+def test_large_batches(impl):
+    reqs = [request(impl, i) for i in range(700)]
+    assert [len(b) for b in impl.form_batches(reqs, max_batch_size=300)] == [300, 300, 100]
+
+
+@grade("requests that leave sampling at its defaults must share a key with temperature 0.0, "
+       "top_p 1.0 and no stop", "key")
+def test_sampling_defaults(impl):
+    plain = request(impl, "a")
+    explicit = request(impl, "b", temperature=0.0, top_p=1.0, stop=())
+    assert key(impl, plain) == key(impl, explicit)
+
+
 @grade("form_batches must place every request in exactly one batch", "greedy")
 @given(st.data(), settings_batches)
 def test_nothing_lost_or_duplicated(impl, data, setting):

@@ -125,6 +125,12 @@ def test_poll_order(impl):
         b.add(request(impl, first, model=first, arrival_ms=5))
         b.add(request(impl, second, model=second, arrival_ms=5))
         assert ids(b.poll(5)) == [[first], [second]]
+    # Equal first arrivals: the first requests' order of add decides, not the last ones'.
+    b = batcher(impl, size=2, wait=10)
+    for r in [request(impl, "A0", arrival_ms=5), request(impl, "B0", arrival_ms=5, **qwen),
+              request(impl, "B1", arrival_ms=5, **qwen), request(impl, "A1", arrival_ms=5)]:
+        b.add(r)
+    assert ids(b.poll(5)) == [["A0", "A1"], ["B0", "B1"]]
 
 
 @grade("next_deadline must be the earliest arrival_ms + max_wait_ms over queued requests",

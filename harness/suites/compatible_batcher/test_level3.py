@@ -106,6 +106,13 @@ def test_starving_batch_goes_next(impl):
     assert mux(impl, load=[A], starvation_ms=100).choose(r, 400)[0] is r[1]
 
 
+@grade("a batch's wait must count from its first request", "starvation")
+def test_starvation_counts_from_first_request(impl):
+    # B's batch starts at 0 and ends with a request at 80: at 100 it has waited 100.
+    ready = [batch(impl, A, 5), [*batch(impl, B, 0), *batch(impl, B, 80, rid="late")]]
+    assert mux(impl, load=[A], starvation_ms=100).choose(ready, 100)[0] is ready[1]
+
+
 @grade("starvation_ms=0 must serve strictly by arrival", "starvation")
 def test_zero_starvation_is_fifo(impl):
     m = mux(impl, capacity=2, starvation_ms=0, load=[A])
@@ -145,6 +152,15 @@ def test_load_with_room(impl):
     for i, model in enumerate([A, B, C]):
         assert m.choose([batch(impl, model, i)], i)[1] is None
     assert m.resident() == [A, B, C]
+
+
+@grade("a GPU of more than 256 models must evict only once it is full", "lru")
+def test_large_capacity(impl):
+    m = impl.ModelMultiplexer(capacity=300, starvation_ms=100)
+    models = [(f"m{i}", "v1", "fp16") for i in range(301)]
+    evicted = [m.choose([batch(impl, model, i)], i)[1] for i, model in enumerate(models)]
+    assert evicted == [None] * 300 + [models[0]]
+    assert len(m.resident()) == 300
 
 
 @grade("a model must be identified by model, version and dtype together", "residency")
