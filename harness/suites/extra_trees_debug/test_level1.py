@@ -162,7 +162,7 @@ def test_stump_takes_the_best_gini_split(impl):
     assert np.allclose(model.predict_proba(X), expected)
 
 
-@grade("the default forest must have 100 trees, as scikit-learn's", hint="proba")
+@grade("the default forest must have 100 trees, as scikit-learn's", hint="randomness")
 def test_default_number_of_trees(impl):
     # Every tree splits 0 from 1 at a threshold uniform in [0, 1), into pure leaves: a point at
     # 0.5 goes right in about half of the trees, so its probability counts trees in 1/100ths.

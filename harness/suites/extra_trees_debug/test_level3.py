@@ -73,7 +73,7 @@ def test_stump_takes_the_best_variance_split(impl, X, y):
     assert np.allclose(model.predict(X), [side.mean() for side in stump_sides(X, y, variance)])
 
 
-@grade("the default regressor must have 100 trees, as scikit-learn's", hint="regression")
+@grade("the default regressor must have 100 trees, as scikit-learn's", hint="randomness")
 def test_regressor_default_number_of_trees(impl):
     # As for the classifier: each tree sends 0.5 to the leaf of 0 or of 1, about half each way.
     X, y = np.repeat([[0.0], [1.0]], 20, axis=0), np.repeat([0.0, 1.0], 20)
