@@ -105,7 +105,7 @@ def best_binary_split(X: np.ndarray, y: np.ndarray, impurity) -> int:
     for j in range(X.shape[1]):
         left, right = y[X[:, j] == 0], y[X[:, j] == 1]
         gains.append(impurity(y) - (len(left) * impurity(left) + len(right) * impurity(right)) / n)
-    first, second = sorted(gains)[::-1][:2]
+    second, first = sorted(gains)[-2:]
     assert first - second > 0.02, f"gains {gains} are too close to pin one split"
     return int(np.argmax(gains))
 
@@ -127,3 +127,10 @@ def one_useful_feature(seed: int, d: int, varying: int, n: int = 40) -> tuple[np
     for j in range(1, varying):
         X[:, j] = np.where(rng.random(n) < 0.25, 1 - y, y)  # a quarter of the rows disagree
     return X, y
+
+
+def two_clusters(n: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """n rows at x = 0 labelled 0 and n at x = 1 labelled 1: every tree splits them at a
+    threshold uniform in [0, 1) into two pure leaves, so x = 0.5 goes either way, about half
+    the time each."""
+    return np.repeat([[0.0], [1.0]], n, axis=0), np.repeat([0, 1], n)

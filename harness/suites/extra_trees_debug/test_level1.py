@@ -9,7 +9,17 @@ from hypothesis import strategies as st
 
 from harness.marks import level
 
-from .data import accuracy, blobs, datasets, forest_settings, gini, noisy_stumps, rings, stump_sides
+from .data import (
+    accuracy,
+    blobs,
+    datasets,
+    forest_settings,
+    gini,
+    noisy_stumps,
+    rings,
+    stump_sides,
+    two_clusters,
+)
 
 grade = level(1)
 
@@ -164,10 +174,9 @@ def test_stump_takes_the_best_gini_split(impl):
 
 @grade("the default forest must have 100 trees, as scikit-learn's", hint="randomness")
 def test_default_number_of_trees(impl):
-    # Every tree splits 0 from 1 at a threshold uniform in [0, 1), into pure leaves: a point at
-    # 0.5 goes right in about half of the trees, so its probability counts trees in 1/100ths.
-    X, y = np.repeat([[0.0], [1.0]], 20, axis=0), np.repeat([0, 1], 20)
-    votes = impl.ExtraTreesClassifier(random_state=0).fit(X, y).predict_proba([[0.5]])[0] * 100
+    # Each tree sends 0.5 to a pure leaf, so its probabilities count trees in 1/100ths.
+    votes = impl.ExtraTreesClassifier(random_state=0).fit(*two_clusters()) \
+        .predict_proba([[0.5]])[0] * 100
     assert np.allclose(votes, np.round(votes), atol=1e-6) and 0.5 < votes[0] < 99.5, (
         f"predict_proba([[0.5]]) * 100 = {votes}; expected whole numbers of trees out of 100, "
         "some voting each way")

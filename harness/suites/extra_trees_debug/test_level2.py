@@ -120,12 +120,15 @@ def test_max_features(impl):
     assert one <= 0.6, one
 
 
-def stumps_finding_feature_0(impl, max_features, d: int, varying: int, trees: int = 30) -> int:
-    """How many of `trees` stumps split on the one useful feature among `varying` non-constant
+STUMPS = 30
+
+
+def stumps_finding_feature_0(impl, max_features, d: int, varying: int) -> int:
+    """How many of STUMPS stumps split on the one useful feature among `varying` non-constant
     ones (of d): every stump whose candidates include it does, and no other is pure."""
     X, y = one_useful_feature(0, d, varying)
     found = 0
-    for seed in range(trees):
+    for seed in range(STUMPS):
         proba = impl.ExtraTreesClassifier(n_estimators=1, max_depth=1, max_features=max_features,
                                           random_state=seed).fit(X, y).predict_proba(X)
         found += bool(np.allclose(proba.max(axis=1), 1.0))
@@ -146,11 +149,11 @@ CANDIDATES = [  # (max_features, d, varying, candidates a node draws)
 def test_max_features_candidates(impl, max_features, d, varying, k):
     found = stumps_finding_feature_0(impl, max_features, d, varying)
     if k >= varying:  # every non-constant feature is a candidate: every stump finds it
-        assert found == 30, f"max_features={max_features!r} with {d} features: {found} of 30 " \
-            f"stumps split on the useful one; expected all 30 ({k} candidates of {varying})"
-    else:  # one candidate of two: about half the stumps miss it (all 30 finding it: 1 in 1e9)
-        assert found < 30, f"max_features={max_features!r} with {d} features: all 30 stumps " \
-            f"split on the useful one; expected some to miss it ({k} candidate of {varying})"
+        assert found == STUMPS, f"max_features={max_features!r} with {d} features: {found} of " \
+            f"{STUMPS} stumps split on the useful one; expected all ({k} candidates of {varying})"
+    else:  # one candidate of two: about half the stumps miss it (none missing: 1 in 1e9)
+        assert found < STUMPS, f"max_features={max_features!r} with {d} features: all {STUMPS} " \
+            f"stumps split on the useful one; expected some to miss it ({k} candidate of {varying})"
 
 
 @grade("a node must be split even when no split lowers its impurity (XOR), a constant feature "

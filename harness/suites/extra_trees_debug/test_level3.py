@@ -7,7 +7,7 @@ import pytest
 
 from harness.marks import level
 
-from .data import accuracy, blobs, r2, smooth, stump_sides, variance
+from .data import accuracy, blobs, r2, smooth, stump_sides, two_clusters, variance
 
 grade = level(3)
 
@@ -75,9 +75,8 @@ def test_stump_takes_the_best_variance_split(impl, X, y):
 
 @grade("the default regressor must have 100 trees, as scikit-learn's", hint="randomness")
 def test_regressor_default_number_of_trees(impl):
-    # As for the classifier: each tree sends 0.5 to the leaf of 0 or of 1, about half each way.
-    X, y = np.repeat([[0.0], [1.0]], 20, axis=0), np.repeat([0.0, 1.0], 20)
-    trees = impl.ExtraTreesRegressor(random_state=0).fit(X, y).predict([[0.5]])[0] * 100
+    # Each tree sends 0.5 to the leaf of 0 or of 1: the prediction counts trees in 1/100ths.
+    trees = impl.ExtraTreesRegressor(random_state=0).fit(*two_clusters()).predict([[0.5]])[0] * 100
     assert abs(trees - round(trees)) < 1e-6 and 0.5 < trees < 99.5, (
         f"predict([[0.5]]) * 100 = {trees}; expected a whole number of trees out of 100")
 

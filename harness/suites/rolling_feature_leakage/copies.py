@@ -38,10 +38,9 @@ class Copy:
 def read_copy(df: pd.DataFrame, copy: pd.DataFrame, number: int, time: str,
               keys: tuple[str, ...]) -> Copy | None:
     """What `copy` did to `df`, or None when it is df itself (same labels, nothing changed)."""
-    if set(copy.columns) != set(df.columns) or not set(copy.index) <= set(df.index):
-        return Copy(number, pd.NaT, 0, 0, [
-            f"call {number} got columns {list(copy.columns)} and {len(copy)} rows; expected the "
-            f"columns of df {list(df.columns)} and a subset of its index labels"], [])
+    assert set(copy.columns) == set(df.columns) and set(copy.index) <= set(df.index), (
+        f"call {number} of build_features got columns {list(copy.columns)} and {len(copy)} rows; "
+        f"expected the columns of df {list(df.columns)} and a subset of its index labels")
     kept = df.index.isin(copy.index)
     shared = df.loc[kept]
     other = copy.loc[shared.index]
@@ -59,15 +58,15 @@ def read_copy(df: pd.DataFrame, copy: pd.DataFrame, number: int, time: str,
         rows = shared.index[change[c]]
         if len(rows):
             moved.append(f"call {number} (cut {cut}) changed {c!r}, which must stay as it was: "
-                            f"index {rows[0]}, {shared.at[rows[0], c]!r} -> "
-                            f"{other.at[rows[0], c]!r}")
-    late = (shared[time] >= cut).to_numpy()
+                         f"index {rows[0]}, {shared.at[rows[0], c]!r} -> "
+                         f"{other.at[rows[0], c]!r}")
+    late = after[kept]  # the kept rows at or after the cut
     for c in varied:
         rows = shared.index[late & ~change[c]]
         if len(rows):
             stayed.append(f"call {number} (cut {cut}) left {c!r} ({df[c].dtype}) as it was at "
-                            f"index {rows[0]}: {shared.at[rows[0], c]!r}; every row at or after "
-                            "the cut needs a different value")
+                          f"index {rows[0]}: {shared.at[rows[0], c]!r}; every row at or after "
+                          "the cut needs a different value")
     return Copy(number, cut, int(after.sum()), int((after & kept).sum()), moved, stayed)
 
 
