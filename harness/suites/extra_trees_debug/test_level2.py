@@ -138,7 +138,7 @@ def stumps_finding_feature_0(impl, max_features, d: int, varying: int) -> int:
 SQRT, LOG2 = "".join(["sq", "rt"]), "".join(["lo", "g2"])  # new str objects, not the literals
 CANDIDATES = [  # (max_features, d, varying, candidates a node draws)
     (SQRT, 100, 10, 10), (LOG2, 8, 3, 3), (SQRT, 3, 2, 1), (LOG2, 3, 2, 1), (0.6, 3, 2, 1),
-    (0.5, 10, 5, 5),
+    (0.5, 10, 5, 5), (LOG2, 1, 1, 1),  # log2(1) = 0: at least 1
 ]
 
 
