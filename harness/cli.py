@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -13,7 +14,7 @@ from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.table import Column, Table
 
-from harness import catalog, cjk, grading, mutants
+from harness import catalog, cjk, grading, mutants, rules
 from harness.bench import Table as BenchTable
 from harness.loader import ImplError, load_module
 from harness.mock import progress as mock_progress
@@ -231,13 +232,17 @@ def progress(lang: str = LangOpt) -> None:
 def mutants_(name: str = KataArg,
              mutant: str = typer.Argument(None, help="a mutant's name: show it as a diff"),
              lang: str = LangOpt,
+             rule_map: bool = typer.Option(False, "--rules", help="maintainers: every rule of "
+                                           "the prompt, the mutants that break it and the "
+                                           "hidden tests that catch them"),
              yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
     """The kata's classic mistakes (its mutants); with a NAME, that mistake as a diff."""
     kata, lang = _kata(name), _lang(lang)
     try:
         found = mutants.load(kata)
         chosen = mutants.get(kata, mutant) if mutant else None
-    except mutants.MutantError as exc:
+        rule_list = rules.load(kata) if rule_map else []
+    except (mutants.MutantError, rules.RuleError) as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
     except KeyError as exc:
@@ -245,7 +250,7 @@ def mutants_(name: str = KataArg,
     store = _store()
     best = store.best(kata.name)
     earned = (best is not None and best.best_level == kata.num_levels) or store.revealed(kata.name)
-    if chosen is None:
+    if chosen is None and not rule_map:
         table = Table(Column("mutant", no_wrap=True), Column("mistake", overflow="fold"))
         for m in found:
             # A debugging kata's planted bugs are the puzzle: named, but not told, until earned.
@@ -255,12 +260,38 @@ def mutants_(name: str = KataArg,
             table.add_row(m.name, text)
         console.print(table)
         return
-    if not earned:
-        if not yes and not typer.confirm("The diff shows part of the reference solution. Reveal "
-                                         "it? It is recorded in your progress."):
+    if not earned and os.environ.get("KATAS_MAINTAINER") != "1":
+        what = "The rule map names every mutant and hidden test" if rule_map \
+            else "The diff shows part of the reference solution"
+        if not yes and not typer.confirm(f"{what}. Reveal it? It is recorded in your progress."):
             raise typer.Exit(1)
         store.add_reveal(kata.name)
+    if rule_map:
+        print_rule_map(kata, rule_list, found)
+        return
     console.print(chosen.mistake[lang], highlight=False, markup=False, soft_wrap=True)
     console.print(f"caught by: {'; '.join(chosen.caught_by)}", highlight=False, markup=False,
                   soft_wrap=True)
     print_code(mutants.diff(kata, chosen), "diff")
+
+
+def print_rule_map(kata: catalog.Kata, rule_list: list[rules.Rule],
+                   found: list[mutants.Mutant]) -> None:
+    """Rule -> the mutants that break it -> the hidden tests that catch them, level by level."""
+    plain = {"highlight": False, "markup": False}
+    for level in range(1, kata.num_levels + 1):
+        console.rule(f"Level {level} · {kata.meta['levels'][level - 1]['title']['en']}")
+        for rule in (r for r in rule_list if r.level == level):
+            kind = "" if rule.kind == "rule" else f" ({rule.kind})"
+            console.print(f"{rule.id}{kind}", style="bold", **plain)
+            console.print(f"  “{rule.quote}”", **plain)
+            if rule.why:
+                console.print(f"  why: {rule.why}", style="dim", **plain)
+            for m in (m for m in found if rule.id in m.rules):
+                console.print(f"  {m.name} → {'; '.join(m.caught_by)}", **plain)
+    problems = rules.problems(kata, rule_list, found)
+    done, total = rules.covered(rule_list, found)
+    console.print(f"rules with a mutant: {done}/{total}", style="green" if not problems else "red",
+                  **plain)
+    for problem in problems:
+        console.print(f"  ✗ {problem}", style="red", **plain)

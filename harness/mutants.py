@@ -1,7 +1,8 @@
 """Mutants: classic mistakes kept as small anchored edits of a kata's reference solution.
 
 `harness/suites/<kata>/mutants.toml` holds one `[[mutants]]` table per mistake: a stable `name`,
-`mistake.en` / `mistake.zh-TW`, the hidden test titles that must catch it (`caught_by`), and
+`mistake.en` / `mistake.zh-TW`, the ids of the prompt's rules it breaks (`rules`, see
+harness/rules.py), the hidden test titles that must catch it (`caught_by`), and
 `[[mutants.edits]]` (`old`, `new`) applied in order. Every `old` must occur exactly once in the
 text it is applied to, so a mutant whose reference has moved on fails loudly instead of silently
 testing something else. A debugging kata marks the bugs its stub contains with `planted = true`;
@@ -36,6 +37,7 @@ class Mutant:
     caught_by: tuple[str, ...]
     edits: tuple[Edit, ...]
     planted: bool = False
+    rules: tuple[str, ...] = ()
 
 
 def path(kata: Kata) -> Path:
@@ -75,9 +77,12 @@ def _parse(kata: Kata, tables: list[dict]) -> list[Mutant]:
             raise MutantError(f"{where}: `caught_by` must list hidden test titles")
         if not edits or any(set(e) != {"old", "new"} or not e["old"] for e in edits):
             raise MutantError(f"{where}: needs edits, each with a non-empty `old` and a `new`")
+        rules = t.get("rules", [])
+        if not isinstance(rules, list) or not all(isinstance(r, str) and r for r in rules):
+            raise MutantError(f"{where}: `rules` must list rule ids from rules.toml")
         mutants.append(Mutant(name, dict(mistake), tuple(caught_by),
                               tuple(Edit(e["old"], e["new"]) for e in edits),
-                              bool(t.get("planted", False))))
+                              bool(t.get("planted", False)), tuple(rules)))
     return mutants
 
 

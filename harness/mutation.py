@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from harness import catalog
+from harness import catalog, mutants, rules
 
 SCRATCH = Path("/tmp/mutation")
 TIMEOUT = 90.0  # seconds per mutant; the plugin's own per-test limits catch most hangs first
@@ -62,7 +62,7 @@ NOISE = re.compile(
     r"core/ReplaceBinaryOperator_(Add|Sub|Mul|Div|FloorDiv|Mod|Pow)_(BitOr|BitAnd|BitXor|LShift|RShift)$")
 TABLE = "mutation.md"
 COLUMNS = ["kata", "mutants", "killed", "survived", "equivalent", "did not run",
-           "score (killed / non-equivalent)", "date"]
+           "score (killed / non-equivalent)", "date", "rules covered"]
 
 
 @dataclass(frozen=True)
@@ -303,30 +303,47 @@ def report(summary: Summary) -> str:
     return "\n".join(lines)
 
 
-def save_table(summary: Summary, out: Path) -> None:
-    """Adds or replaces this kata's row of `out/mutation.md`, the Benchmarks page's table."""
+def rules_covered(kata: catalog.Kata) -> str:
+    """The rule map's measure beside cosmic-ray's: rules broken by a mutant that its named tests
+    catch (the meta-tests prove the catching), over the prompt's testable rules."""
+    done, total = rules.covered(rules.load(kata), mutants.load(kata))
+    return f"{done} / {total} ({100 * done // total} %)" if total else "no rule map"
+
+
+def save_table(summary: Summary | None, out: Path) -> None:
+    """Adds or replaces this kata's row of `out/mutation.md`, the Benchmarks page's table, and
+    brings every row's "rules covered" up to date (`summary=None`: only that column)."""
     path = out / TABLE
-    rows: dict[str, str] = {}
+    rows: dict[str, dict[str, str]] = {}
     if path.is_file():
+        header: list[str] = []
         for line in path.read_text(encoding="utf-8").splitlines():
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if line.startswith("| ") and cells[0] not in ("kata", "---") and len(cells) > 1:
-                rows[cells[0]] = line
-    graded = len(summary.mutants) - summary.count("pending")
-    size = f"{graded} of {len(summary.mutants)}" if graded < len(summary.mutants) else graded
-    cells = [f"`{summary.kata}`", size, summary.count("killed"),
-             summary.count("survived"), summary.count("equivalent"),
-             summary.count("incompetent"), summary.score,
-             date.today().isoformat()]
-    rows[f"`{summary.kata}`"] = "| " + " | ".join(str(c) for c in cells) + " |"
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if line.startswith("| kata |"):
+                header = cells
+            elif line.startswith("| ") and cells[0] != "---" and header:
+                rows[cells[0]] = dict(zip(header, cells, strict=False))
+    if summary is not None:
+        graded = len(summary.mutants) - summary.count("pending")
+        size = f"{graded} of {len(summary.mutants)}" if graded < len(summary.mutants) else graded
+        cells = [f"`{summary.kata}`", size, summary.count("killed"),
+                 summary.count("survived"), summary.count("equivalent"),
+                 summary.count("incompetent"), summary.score, date.today().isoformat()]
+        rows[f"`{summary.kata}`"] = dict(zip(COLUMNS, map(str, cells), strict=False))
+    for kata in catalog.all_katas():
+        row = rows.setdefault(f"`{kata.name}`", {"kata": f"`{kata.name}`"})
+        row["rules covered"] = rules_covered(kata)
     order = [f"`{k.name}`" for k in catalog.all_katas()]
     ranked = sorted(rows, key=lambda k: (order.index(k) if k in order else len(order), k))
     path.write_text(
         "# Mutation testing: hidden suites\n\n"
         f"Each kata's reference mutated by cosmic-ray 8.7.0, graded by its hidden suite "
-        f"(`make mutation`); {os.cpu_count()}-core {os.uname().machine} CPU.\n\n"
+        f"(`make mutation`); {os.cpu_count()}-core {os.uname().machine} CPU. \"Rules covered\" "
+        "counts the prompt's rules that a named mutant breaks and its hidden tests catch "
+        "(`kata mutants KATA --rules`); \"—\": not mutated yet.\n\n"
         "| " + " | ".join(COLUMNS) + " |\n|" + " --- |" * len(COLUMNS) + "\n"
-        + "\n".join(rows[k] for k in ranked) + "\n", encoding="utf-8")
+        + "\n".join("| " + " | ".join(rows[k].get(c, "—") for c in COLUMNS) + " |"
+                    for k in ranked) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -341,9 +358,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the last session: grade its survivors and ungraded mutants")
     parser.add_argument("--minutes", type=float, help="stop grading a kata after this long")
     parser.add_argument("--kata-timeout", type=float, help="cap on each hidden test's time limit")
+    parser.add_argument("--rules-only", action="store_true",
+                        help="run nothing: refresh the table's \"rules covered\" column")
     args = parser.parse_args(argv)
     os.nice(19 - os.nice(0))  # other people share the cores: every pytest below inherits this
     os.chdir(catalog.ROOT)
+    if args.rules_only:
+        save_table(None, args.out or Path("docs/benchmarks"))
+        return 0
     katas = [catalog.Kata(n) for n in args.katas] or catalog.all_katas()
     for kata in katas:  # one at a time
         summary = run(kata, scratch=args.scratch, timeout=args.timeout,

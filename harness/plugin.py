@@ -221,10 +221,19 @@ def _timeout_in(exc: BaseException | None) -> KataTimeout | None:
     return exc
 
 
+SLOW_WRONG = "wrong answer (a failing example was found; time ran out while shrinking it)"
+
+
+def _hung(excinfo) -> bool:
+    """A timeout that is no wrong answer in disguise: no failing example had been found."""
+    timeout = None if excinfo is None else _timeout_in(excinfo.value)
+    return timeout is not None and not timeout.found_failure
+
+
 def _verdict(excinfo) -> str:
     timeout = _timeout_in(excinfo.value)
     if timeout is not None:
-        return str(timeout)
+        return SLOW_WRONG if timeout.found_failure else str(timeout)
     if excinfo.errisinstance(NotRun):
         return NOT_RUN
     if excinfo.errisinstance((AssertionError, pytest.fail.Exception)):
@@ -242,7 +251,7 @@ def pytest_runtest_makereport(item, call):
         return report
     result = entry[1]
     not_run = call.excinfo is not None and call.excinfo.errisinstance(NotRun)
-    timed_out = call.excinfo is not None and _timeout_in(call.excinfo.value) is not None
+    timed_out = _hung(call.excinfo)
     if (report.when == "call" or report.failed) and not not_run:  # a streak of timeouts in a row
         streaks = item.config.stash[streak_key]
         streaks[entry[0]] = streaks.get(entry[0], 0) + 1 if timed_out else 0

@@ -7,9 +7,31 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+# Seconds a test that Hypothesis has already failed gets past its limit to replay its smallest
+# failing example, so a slow wrong answer is reported as wrong, not as a hang.
+REPLAY_GRACE = 5
+
 
 class KataTimeout(BaseException):
-    """A BaseException, so neither learner code nor Hypothesis swallows it as an ordinary error."""
+    """A BaseException, so neither learner code nor Hypothesis swallows it as an ordinary error.
+
+    `found_failure`: Hypothesis had already found a failing example when time ran out.
+    """
+
+    def __init__(self, message: str, *, found_failure: bool = False) -> None:
+        super().__init__(message)
+        self.found_failure = found_failure
+
+
+def failing_hypothesis_run(frame) -> object | None:
+    """The Hypothesis engine on the interrupted stack, if it has found a failing example."""
+    while frame is not None:
+        runner = frame.f_locals.get("self")
+        if type(runner).__name__ == "ConjectureRunner" and \
+                getattr(runner, "interesting_test_cases", None):
+            return runner
+        frame = frame.f_back
+    return None
 
 
 @contextmanager
@@ -17,14 +39,26 @@ def time_limit(seconds: float) -> Iterator[None]:
     """Raise KataTimeout in the main thread after `seconds`, then again every second.
 
     Lock and event waits are interruptible by signals on POSIX, so a test blocked on a
-    deadlocked scheduler is interrupted too. Off the main thread there is no limit.
+    deadlocked scheduler is interrupted too. Off the main thread there is no limit. If
+    Hypothesis has found a failing example by then (it is shrinking it), it is told to stop
+    shrinking instead, and gets REPLAY_GRACE more seconds to report that example.
     """
     if threading.current_thread() is not threading.main_thread() or seconds <= 0:
         yield
         return
+    grace, found = [REPLAY_GRACE], [None]
 
     def on_alarm(signum, frame):
-        raise KataTimeout(f"timed out after {seconds:g} s — deadlock or infinite loop?")
+        # Once seen, the engine stays known: its final replay runs outside its own frames.
+        runner = found[0] = failing_hypothesis_run(frame) or found[0]
+        if runner is not None and grace[0] > 0:
+            grace[0] -= 1
+            # Hypothesis checks this deadline after every example; past it, it stops
+            # shrinking and replays the smallest failing example found so far.
+            runner.finish_shrinking_deadline = 0.0
+            return
+        raise KataTimeout(f"timed out after {seconds:g} s — deadlock or infinite loop?",
+                          found_failure=runner is not None)
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)

@@ -100,6 +100,31 @@ def test_hidden_failures_show_title_and_hint_but_no_source(tmp_path):
     assert "Failing test case" in revealed or "Falsifying example" in revealed
 
 
+def test_a_wrong_answer_found_before_the_limit_is_not_reported_as_a_hang(tmp_path):
+    # Wrong at once, then slow: Hypothesis fails its first examples within a second, and
+    # shrinking (dozens of 1 s calls) would run far past the 3 s limit.
+    path = learner_file(tmp_path, """
+        import time
+        calls = []
+
+        def roc_auc_score(y_true, y_score, sample_weight=None):
+            calls.append(1)
+            if len(calls) > 3:
+                time.sleep(1.0)
+            return -1.0
+
+        def roc_curve(y_true, y_score, sample_weight=None):
+            raise NotImplementedError
+        """)
+    title = "AUC must equal the share of positive-negative pairs ranked correctly"
+    run, output = grading.grade(AUC, str(path), "--kata-timeout=3", f"--kata-title={title}",
+                                "--reveal")
+    [result] = [r for r in run.results if r.title == title]
+    assert result.verdict.startswith("wrong answer"), output[-3000:]
+    assert "deadlock" not in result.verdict
+    assert "Falsifying example" in output or "Failing test case" in output
+
+
 def test_pytest_on_the_kata_folder_exits_non_zero_for_the_stub():
     proc = subprocess.run(grading.pytest_command(AUC, "solution", "-q", "-k", "tie"),
                           cwd=catalog.ROOT, capture_output=True, text=True)

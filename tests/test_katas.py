@@ -10,7 +10,7 @@ import functools
 
 import pytest
 
-from harness import catalog, grading, metadata, mutants
+from harness import catalog, grading, metadata, mutants, rules
 
 KATAS = catalog.all_katas()
 
@@ -50,6 +50,12 @@ def test_mutants_are_anchored_edits(kata):
         assert text != reference, f"mutant {mutant.name!r} changes nothing"
         unknown = [t for t in mutant.caught_by if t not in titles]
         assert not unknown, f"mutant {mutant.name!r} names no hidden test titled {unknown[0]!r}"
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_rule_map_covers_the_prompt_and_every_rule_has_a_mutant(kata):
+    found = rules.problems(kata, rules.load(kata), mutants.load(kata))
+    assert not found, f"{kata.name}'s rule map is incomplete:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
