@@ -10,6 +10,7 @@ import pytest
 
 from harness import catalog, grading
 from harness.results import scorecard_lines
+from harness.warm import Warm
 
 AUC = catalog.get("auc_roc")
 
@@ -136,3 +137,25 @@ def test_pytest_on_the_kata_folder_exits_non_zero_for_the_stub():
 def test_impl_option_picks_the_file(impl):
     assert AUC.impl_path(impl).name == "auc.py"
     assert AUC.impl_path(impl).parent.name == "auc_roc"
+
+
+def test_the_warm_grader_forks_each_run_and_kills_one_past_its_time(tmp_path):
+    (tmp_path / "test_slow.py").write_text("import time\n\ndef test_slow():\n    time.sleep(60)\n")
+    (tmp_path / "test_fine.py").write_text("def test_fine():\n    assert True\n")
+    server = Warm(catalog.ROOT)
+    try:
+        start = time.monotonic()
+        assert server.run([str(tmp_path / "test_slow.py")], tmp_path / "slow.log", 2) is None
+        assert time.monotonic() - start < 30
+        assert server.run([str(tmp_path / "test_fine.py")], tmp_path / "fine.log", 60) == 0
+        assert "1 passed" in (tmp_path / "fine.log").read_text()
+    finally:
+        server.close()
+
+
+def test_a_warm_grading_gives_what_a_cold_one_gives():
+    title = "tied scores must count one half"
+    runs = [grading.grade(AUC, "mutant:ties_count_zero", f"--kata-title={title}",
+                          hidden_only=True, warm=warm)[0] for warm in (False, True)]
+    assert [[(r.title, r.outcome, r.verdict) for r in run.results] for run in runs] == \
+        [[(title, "failed", "wrong answer")]] * 2

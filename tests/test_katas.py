@@ -1,7 +1,9 @@
 """Meta-tests over every kata: the reference passes, the stub and every mutant fail.
 
 The in-process checks come first (anchors apply, mutants compile, titles exist), the gradings in
-child processes after, so a drifted mutant is reported in seconds.
+child processes after, so a drifted mutant is reported in seconds. Each grading is forked from a
+warm grader (harness.warm): hundreds of mutants would otherwise spend most of their time
+importing the same libraries.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ MUTANTS = [(k, m) for k in KATAS for m in _mutants(k)]
 @functools.cache
 def hidden_tests(kata: catalog.Kata) -> dict[str, str]:
     """title -> hint category of every hidden test, as the grader collects them."""
-    run, output = grading.grade(kata, "solution", "--collect-only", hidden_only=True)
+    run, output = grading.grade(kata, "solution", "--collect-only", hidden_only=True,
+                                warm=True)
     assert run.results, output[-2000:]
     return {r.title: r.hint for r in run.results}
 
@@ -60,7 +63,7 @@ def test_rule_map_covers_the_prompt_and_every_rule_has_a_mutant(kata):
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
 def test_reference_solution_passes_everything(kata):
-    run, output = grading.grade(kata, "solution")
+    run, output = grading.grade(kata, "solution", warm=True)
     assert run.passed, output[-3000:]
     assert run.hidden_total > 0 and set(run.level_counts()) >= set(range(1, kata.num_levels + 1))
 
@@ -69,14 +72,15 @@ def test_reference_solution_passes_everything(kata):
 def test_pristine_stub_fails(kata, tmp_path):
     stub = tmp_path / f"{kata.module}.py"
     stub.write_text(kata.pristine_stub(), encoding="utf-8")
-    run, output = grading.grade(kata, str(stub), "-x")
+    run, output = grading.grade(kata, str(stub), "-x", warm=True)
     assert not run.passed and run.import_error is None, output[-3000:]
 
 
 @pytest.mark.parametrize("kata, mutant", MUTANTS, ids=[f"{k.name}-{m.name}" for k, m in MUTANTS])
 def test_mutant_is_caught_by_the_tests_it_names(kata, mutant):
     titles = [f"--kata-title={t}" for t in mutant.caught_by]
-    run, output = grading.grade(kata, f"mutant:{mutant.name}", "-x", *titles, hidden_only=True)
+    run, output = grading.grade(kata, f"mutant:{mutant.name}", "-x", *titles, hidden_only=True,
+                                warm=True)
     assert run.import_error is None, run.import_error
     caught = [r for r in run.results if r.failed and r.title in mutant.caught_by]
     assert caught, f"{mutant.name} survived {list(mutant.caught_by)}: {mutant.mistake['en']}"
