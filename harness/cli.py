@@ -20,7 +20,7 @@ from harness.loader import ImplError, load_module
 from harness.mock import progress as mock_progress
 from harness.mock.commands import mock
 from harness.results import KataRun, scorecard_lines
-from harness.store import Attempt, Store, StoreError, home
+from harness.store import Store, StoreError, home
 
 app = typer.Typer(help="Practice katas for ML and inference coding rounds.", no_args_is_help=True,
                   add_completion=False)
@@ -98,7 +98,8 @@ def show(name: str = KataArg, lang: str = LangOpt,
 def test(ctx: typer.Context, name: str = KataArg, impl: str = ImplOpt) -> None:
     """Run pytest on the kata (visible examples and hidden suite); extra options go to pytest."""
     kata = _kata(name)
-    code = subprocess.call(grading.pytest_command(kata, kata.impl_arg(impl), *ctx.args),
+    via = [] if any(a.startswith("--kata-via") for a in ctx.args) else ["--kata-via=test"]
+    code = subprocess.call(grading.pytest_command(kata, kata.impl_arg(impl), *via, *ctx.args),
                            cwd=catalog.ROOT)
     raise typer.Exit(code)
 
@@ -111,19 +112,17 @@ def print_scorecard(run: KataRun) -> None:
 @app.command()
 def grade(name: str = KataArg, impl: str = ImplOpt,
           reveal: bool = typer.Option(False, help="also show pytest's full output")) -> None:
-    """Grade a file like an online assessment and record the attempt."""
+    """The scorecard alone, recorded in your progress (`pytest katas/KATA` records full runs
+    too, with pytest's own output around it)."""
     kata = _kata(name)
     try:
-        run, output = grading.grade(kata, impl, *(["--reveal"] if reveal else []))
+        run, output = grading.grade(kata, impl, *(["--reveal"] if reveal else []), via="grade")
     except grading.GradingError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from exc
     if reveal:
         console.print(output, highlight=False, markup=False)
     print_scorecard(run)
-    counts = {str(level): list(pt) for level, pt in run.level_counts().items()}
-    _store().add_attempt(Attempt(kata.name, impl, time.time(), run.best_level, run.hidden_passed,
-                                 run.hidden_total, counts))
     raise typer.Exit(0 if run.passed else 1)
 
 

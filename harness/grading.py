@@ -45,16 +45,18 @@ def _run(cmd: list[str], tmp: Path, warm: bool) -> tuple[int | None, str]:
 
 
 def grade(kata: catalog.Kata, impl: str = "stub", *extra: str, hidden_only: bool = False,
-          warm: bool = False) -> tuple[KataRun, str]:
+          warm: bool = False, via: str = "none") -> tuple[KataRun, str]:
     """Run the kata's examples and hidden suite; return the results and pytest's output.
 
-    `warm`: fork the run from a grader that has its libraries imported already (harness.warm),
-    a second faster for each of many gradings in one process, such as the meta-tests'."""
+    `via`: how a full run of the learner's file is recorded in the progress store (`grade`,
+    `mock`), or `none`. `warm`: fork the run from a grader that has its libraries imported
+    already (harness.warm), a second faster for each of many gradings in one process, such as
+    the meta-tests'."""
     impl = kata.impl_arg(impl)
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "results.json"
-        cmd = pytest_command(kata, impl, f"--kata-json={report}", "-q", "--no-header", *extra,
-                             hidden_only=hidden_only)
+        cmd = pytest_command(kata, impl, f"--kata-json={report}", f"--kata-via={via}", "-q",
+                             "--no-header", *extra, hidden_only=hidden_only)
         code, output = _run(cmd, Path(tmp), warm)
         if not report.exists():
             if code is None:

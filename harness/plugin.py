@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,10 @@ from harness.results import (
     scorecard_lines,
     write_json,
 )
+from harness.store import VIAS, Attempt, Store, StoreError
 from harness.timeouts import KataTimeout, time_limit
+
+VIA_NAMES = {"pytest": "pytest", "test": "kata test", "grade": "kata grade", "mock": "mock submit"}
 
 # Generous, so a correct solution on a loaded 2-core machine never hits it; once one test of a
 # kata has timed out the rest get AFTER_TIMEOUT, and after HANGS_AFTER timeouts in a row the rest
@@ -49,6 +53,8 @@ tests_key = pytest.StashKey[dict[str, tuple[str, TestResult]]]()
 impls_key = pytest.StashKey[dict[str, object]]()
 exit_key = pytest.StashKey[int]()
 hung_key = pytest.StashKey[set[str]]()
+ran_key = pytest.StashKey[set[str]]()  # node ids that reported a result
+partial_key = pytest.StashKey[set[str]]()  # katas some of whose tests were deselected
 streak_key = pytest.StashKey[dict[str, int]]()  # kata -> timeouts in a row
 
 
@@ -63,6 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--kata-json", default=None, help="also write the results to this JSON file")
     group.addoption("--kata-title", action="append", default=[], metavar="TITLE",
                     help="run only the hidden tests with this title (repeatable); no examples")
+    group.addoption("--kata-via", default="pytest", choices=[*VIAS, "none"],
+                    help="how this run is recorded in the progress store (none: not at all)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -73,6 +81,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[tests_key] = {}
     config.stash[impls_key] = {}
     config.stash[hung_key] = set()
+    config.stash[ran_key] = set()
+    config.stash[partial_key] = set()
     config.stash[streak_key] = {}
     # Running a kata folder (or all of katas/) also runs that kata's hidden suite.
     for arg in list(config.args):
@@ -126,6 +136,13 @@ class BrokenImpl(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, self.name
+
+
+def pytest_deselected(items: list) -> None:
+    for item in items:
+        kata = catalog.kata_for_path(item.path)
+        if kata is not None:
+            item.config.stash[partial_key].add(kata.name)
 
 
 def _keep_titles(config: pytest.Config, items: list) -> None:
@@ -250,6 +267,8 @@ def pytest_runtest_makereport(item, call):
     if entry is None or isinstance(item, BrokenImpl):
         return report
     result = entry[1]
+    if report.when == "call" or report.failed or report.skipped:
+        item.config.stash[ran_key].add(item.nodeid)
     not_run = call.excinfo is not None and call.excinfo.errisinstance(NotRun)
     timed_out = _hung(call.excinfo)
     if (report.when == "call" or report.failed) and not not_run:  # a streak of timeouts in a row
@@ -311,10 +330,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
 def pytest_sessionfinish(session, exitstatus):
     result = yield
     config = session.config
+    config.stash[exit_key] = int(exitstatus)
+    for run in config.stash[runs_key].values():
+        run.recorded = record(config, run)
     path = config.getoption("kata_json")
     if path:
         write_json(list(config.stash[runs_key].values()), Path(path))
-    config.stash[exit_key] = int(exitstatus)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     for run in config.stash[runs_key].values() if reporter else ():
         details = any(r.failed for r in run.results) and not config.getoption("reveal")
@@ -322,6 +343,32 @@ def pytest_sessionfinish(session, exitstatus):
         for line, ok in scorecard_lines(run):
             reporter.write_line(line, green=ok, red=not ok)
     return result
+
+
+def record(config: pytest.Config, run: KataRun) -> str:
+    """Store a full graded run of the learner's file; say where, or why it was not stored."""
+    via, impl = config.getoption("kata_via"), config.getoption("impl")
+    hidden = [r for r in run.results if r.level != EXAMPLES]
+    if via == "none":
+        return ""
+    if impl == "solution" or impl.startswith(catalog.MUTANT_PREFIX):
+        return f"not recorded: only your own files are, not --impl={impl}"
+    if not hidden:
+        return "not recorded: the hidden suite did not run"
+    ran = config.stash[ran_key]
+    if run.kata in config.stash[partial_key] or (
+            run.import_error is None and any(r.nodeid not in ran for r in hidden)):
+        return "not recorded: only part of the hidden suite ran (-k, -m, -x, --kata-title)"
+    counts = {str(level): list(pt) for level, pt in run.level_counts().items()}
+    attempt = Attempt(run.kata, impl, time.time(), run.best_level, run.hidden_passed,
+                      run.hidden_total, counts, via)
+    try:
+        store = Store()
+        store.add_attempt(attempt)
+    except (StoreError, OSError) as exc:
+        return f"not recorded: {exc}"
+    notice = f"{store.notice}; " if store.notice else ""
+    return f"{notice}recorded in {store.path} ({VIA_NAMES[via]})"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

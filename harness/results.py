@@ -31,6 +31,7 @@ class KataRun:
     import_error: str | None = None
     results: list[TestResult] = field(default_factory=list)
     file: str | None = None  # the file graded, as loaded
+    recorded: str = ""  # where the run was stored in the progress store, or why not
 
     def level_counts(self) -> dict[int, tuple[int, int]]:
         """level -> (passed, total), skipped tests left out of both."""
@@ -97,10 +98,25 @@ def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
     if run.hidden_total == 0 and examples and not run.import_error:  # e.g. the examples file alone
         lines.append((f"  {verdict}: {examples[0]}/{examples[1]} examples; the hidden suite did "
                       f"not run (pytest katas/{run.kata} runs it)", run.passed))
-        return lines
+        return lines + ([(f"  {run.recorded}", run.passed)] if run.recorded else [])
     lines.append((f"  {verdict}: {run.hidden_passed}/{run.hidden_total} hidden tests, "
-                  f"best level {run.best_level}", run.passed))
+                  f"best level {run.best_level}{gate(run)}", run.passed))
+    if run.recorded:
+        lines.append((f"  {run.recorded}", run.passed))
     return lines
+
+
+def gate(run: KataRun) -> str:
+    """Why later levels do not count yet, and how they did: levels are passed in order."""
+    counts = {lvl: pt for lvl, pt in run.level_counts().items() if lvl != EXAMPLES}
+    blocked = sorted(lvl for lvl in counts if lvl > run.best_level + 1)
+    if run.import_error or not blocked:
+        return ""
+    names = f"Level {blocked[0]}" if len(blocked) == 1 else f"Levels {blocked[0]}–{blocked[-1]}"
+    verb = "counts" if len(blocked) == 1 else "count"
+    shown = ", ".join(f"{counts[lvl][0]}/{counts[lvl][1]}" for lvl in blocked)
+    return (f" — Level {run.best_level + 1} must pass in full before {names} {verb} "
+            f"({shown})")
 
 
 def write_json(runs: list[KataRun], path: Path) -> None:

@@ -13,7 +13,7 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS attempts (
     best_level INTEGER NOT NULL,
     passed INTEGER NOT NULL,
     total INTEGER NOT NULL,
-    levels TEXT NOT NULL
+    levels TEXT NOT NULL,
+    via TEXT NOT NULL DEFAULT 'grade'
 );
 CREATE TABLE IF NOT EXISTS reveals (kata TEXT NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS mock_sessions (
@@ -58,10 +59,20 @@ CREATE INDEX IF NOT EXISTS mock_events_by_session ON mock_events(session);
 # `open` is 1 while a session runs and NULL after: UNIQUE lets many NULLs through but only one 1,
 # so the database itself refuses a second open session.
 
-VERSION = 1  # bump it with every change to SCHEMA, and add the step that gets there below
+VERSION = 2  # bump it with every change to SCHEMA, and add the step that gets there below
 # version -> the statements that turn a file of that version into the next one. Version 0 is a
 # store from before versioning: the same tables as version 1, some perhaps not created yet.
-MIGRATIONS: dict[int, list[str]] = {0: []}
+# Each step runs after SCHEMA has created the tables a file lacked, so it checks what is there.
+
+
+def _add_via(db: sqlite3.Connection) -> None:
+    """Version 2 records how each attempt was run; every one before was a `kata grade`."""
+    if "via" not in _columns(db)["attempts"]:
+        db.execute("ALTER TABLE attempts ADD COLUMN via TEXT NOT NULL DEFAULT 'grade'")
+
+
+MIGRATIONS: dict[int, list[Callable[[sqlite3.Connection], None]]] = {0: [], 1: [_add_via]}
+VIAS = ("grade", "pytest", "test", "mock")  # kata grade, pytest katas/<kata>, kata test, a mock
 DERIVED = ("progress.png",)  # files drawn from the store: stale once a fresh store starts
 
 
@@ -78,6 +89,7 @@ class Attempt:
     passed: int
     total: int
     levels: dict[str, list[int]]
+    via: str = "grade"  # how it was run: one of VIAS
 
 
 def home() -> Path:
@@ -118,14 +130,14 @@ class Store:
             if version > VERSION:
                 db.execute("ROLLBACK")
                 return f"written by a newer kata (schema version {version})", "newer"
-            if version == 0 and _foreign(db):
+            if version == 0 and _foreign(db, columns=False):  # columns: checked once migrated
                 db.execute("ROLLBACK")
                 return "a database with another schema", "foreign"
-            for step in range(version, VERSION):
-                for statement in MIGRATIONS[step]:
-                    db.execute(statement)
             for statement in _statements(SCHEMA):
                 db.execute(statement)
+            for step in range(version, VERSION):
+                for migrate in MIGRATIONS[step]:
+                    migrate(db)
             if _foreign(db):
                 db.execute("ROLLBACK")
                 return "a database with another schema", "foreign"
@@ -151,18 +163,19 @@ class Store:
     def add_attempt(self, a: Attempt) -> None:
         with self._connect() as db:
             db.execute(
-                "INSERT INTO attempts (kata, impl, at, best_level, passed, total, levels) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (a.kata, a.impl, a.at, a.best_level, a.passed, a.total, json.dumps(a.levels)))
+                "INSERT INTO attempts (kata, impl, at, best_level, passed, total, levels, via) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (a.kata, a.impl, a.at, a.best_level, a.passed, a.total, json.dumps(a.levels),
+                 a.via))
 
     def attempts(self, kata: str | None = None) -> list[Attempt]:
-        query = "SELECT kata, impl, at, best_level, passed, total, levels FROM attempts"
+        query = "SELECT kata, impl, at, best_level, passed, total, levels, via FROM attempts"
         args: tuple = ()
         if kata:
             query, args = query + " WHERE kata = ?", (kata,)
         with self._connect() as db:
             rows = db.execute(query + " ORDER BY at", args).fetchall()
-        return [Attempt(*row[:6], json.loads(row[6])) for row in rows]
+        return [Attempt(*row[:6], json.loads(row[6]), row[7]) for row in rows]
 
     def best(self, kata: str) -> Attempt | None:
         own = [a for a in self.attempts(kata) if a.impl == "stub"]
@@ -209,12 +222,13 @@ def _expected() -> dict[str, set[str]]:
         db.close()
 
 
-def _foreign(db: sqlite3.Connection) -> bool:
-    """True when the file holds tables, none of them ours, or one of ours lacks a column."""
+def _foreign(db: sqlite3.Connection, columns: bool = True) -> bool:
+    """True when the file holds tables, none of them ours, or (`columns`) one of ours lacks a
+    column."""
     found, wanted = _columns(db), _expected()
     if found and not set(found) & set(wanted):
         return True
-    return any(not wanted[t] <= cols for t, cols in found.items() if t in wanted)
+    return columns and any(not wanted[t] <= cols for t, cols in found.items() if t in wanted)
 
 
 def _is_locked(exc: sqlite3.DatabaseError) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from typer.testing import CliRunner
@@ -36,12 +37,23 @@ def test_unknown_kata_and_language_are_clear_errors():
     assert "--lang must be one of" in kata("show", "auc_roc", "--lang", "fr").output
 
 
-def test_grade_prints_a_scorecard_and_records_the_attempt():
-    result = kata("grade", "auc_roc", "--impl", "solution")
+def test_grade_prints_a_scorecard_and_records_the_learners_file(tmp_path):
+    mine = tmp_path / "auc.py"
+    shutil.copy(catalog.get("auc_roc").solution_path, mine)
+    result = kata("grade", "auc_roc", "--impl", str(mine))
     assert result.exit_code == 0, result.output
     assert "Level 3" in result.output and "PASSED" in result.output
     from harness.store import Store
-    assert [a.impl for a in Store().attempts("auc_roc")] == ["solution"]
+    assert [(a.impl, a.via) for a in Store().attempts("auc_roc")] == [(str(mine), "grade")]
+    assert f"recorded in {Store().path} (kata grade)" in result.output.replace("\n", "")
+
+
+def test_grading_the_reference_is_not_recorded_and_says_so():
+    result = kata("grade", "auc_roc", "--impl", "solution")
+    assert result.exit_code == 0, result.output
+    assert "not recorded: only your own files are, not --impl=solution" in result.output
+    from harness.store import Store
+    assert Store().attempts("auc_roc") == []
 
 
 def test_grade_of_a_failing_file_exits_non_zero():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import time
 
 import pytest
 
+from harness import catalog
 from harness.store import Attempt, Store, StoreError
 
 
@@ -122,16 +124,35 @@ def test_the_schema_is_versioned_and_an_unversioned_store_is_migrated(kata_home)
     db.close()
 
 
-@pytest.mark.parametrize("command", [["progress"], ["grade", "auc_roc", "--impl", "solution"]])
-def test_kata_commands_on_a_foreign_database_give_a_notice_not_a_traceback(kata_home, command):
+@pytest.mark.parametrize("command", [["progress"], ["grade", "auc_roc", "--impl", "MINE"]])
+def test_kata_commands_on_a_foreign_database_give_a_notice_not_a_traceback(kata_home, command,
+                                                                          tmp_path):
     from typer.testing import CliRunner
 
     from harness.cli import app
 
+    mine = tmp_path / "auc.py"
+    shutil.copy(catalog.get("auc_roc").solution_path, mine)
+    command = [str(mine) if word == "MINE" else word for word in command]
     foreign_store(kata_home)
     result = CliRunner().invoke(app, command)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert result.exit_code == 0, result.output
     assert "kept it as" in result.output
     if command[0] == "grade":
-        assert [a.impl for a in Store().attempts()] == ["solution"]
+        assert [a.impl for a in Store().attempts()] == [str(mine)]
+
+
+def test_a_version_1_store_learns_how_each_attempt_ran_and_keeps_them_as_grades(kata_home):
+    kata_home.mkdir()
+    db = sqlite3.connect(kata_home / "progress.db")
+    db.executescript("CREATE TABLE attempts (id INTEGER PRIMARY KEY, kata TEXT NOT NULL, "
+                     "impl TEXT NOT NULL, at REAL NOT NULL, best_level INTEGER NOT NULL, "
+                     "passed INTEGER NOT NULL, total INTEGER NOT NULL, levels TEXT NOT NULL);"
+                     "INSERT INTO attempts (kata, impl, at, best_level, passed, total, levels) "
+                     "VALUES ('auc_roc', 'stub', 1.0, 2, 5, 9, '{}'); PRAGMA user_version = 1;")
+    db.close()
+    store = Store()
+    store.add_attempt(Attempt("auc_roc", "stub", 2.0, 3, 9, 9, {}, "pytest"))
+    assert store.notice == ""
+    assert [(a.best_level, a.via) for a in store.attempts()] == [(2, "grade"), (3, "pytest")]
