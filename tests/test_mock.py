@@ -258,6 +258,20 @@ def test_a_level_passed_before_that_fails_again_blocks_the_next(work, clock, gra
     assert "(Level 1) tied scores must count one half" in result.output
 
 
+def test_a_title_failing_in_several_cases_is_one_line_with_its_count(work, clock, grader):
+    start(work)
+    run = make_run(set())
+    title, hint = L1[0]
+    run.results += [Result(f"p{i}", 1, title, hint, "failed", "wrong answer") for i in range(2)]
+    run.recorded = "recorded in /x/progress.db (mock submit)"
+    grader.runs.append(run)
+    result = kata("mock", "submit")
+    assert result.output.count(title) == 1, result.output
+    assert f"{title} (×3) — wrong answer" in result.output
+    assert "counts in `kata list` and `kata progress` (recorded in /x/progress.db" in \
+        result.output.replace("\n", " ")
+
+
 def test_an_import_error_is_shown_without_a_wall_of_failures(work, clock, grader):
     start(work)
     grader.runs.append(make_run(set(), import_error="auc.py does not import: SyntaxError"))

@@ -29,6 +29,7 @@ class Verdict:
     counts: tuple[int, int]  # hidden tests of that level: (passed, total)
     failures: list[TestResult] = field(default_factory=list)  # hidden, levels <= `level`
     import_error: str | None = None
+    recorded: str = ""  # the scorecard's last line: where the run was stored, or why not
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,8 @@ def judge(run: KataRun, level: int) -> Verdict:
     failures = [] if run.import_error else [r for r in run.results
                                             if r.failed and EXAMPLES < r.level <= level]
     passed = run.import_error is None and level in counts and not failures
-    return Verdict(level, passed, counts.get(level, (0, 0)), failures, run.import_error)
+    return Verdict(level, passed, counts.get(level, (0, 0)), failures, run.import_error,
+                   run.recorded)
 
 
 def failures(session: Session) -> list[tuple[int, str, str | None, str]]:

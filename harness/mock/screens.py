@@ -68,6 +68,12 @@ class Screen:
             self.say("asked_before")
 
     def verdict(self, session: Session, kata: catalog.Kata, v: interview.Verdict) -> None:
+        self.judged(session, kata, v)
+        if v.recorded:
+            recorded = v.recorded.startswith("recorded in ")
+            self.say("recorded" if recorded else "not_recorded", "dim", why=v.recorded)
+
+    def judged(self, session: Session, kata: catalog.Kata, v: interview.Verdict) -> None:
         if v.import_error:
             self.say("import_error", "red", error=v.import_error)
             self.clock(session)
@@ -84,11 +90,19 @@ class Screen:
         if v.counts[0] == v.counts[1]:
             self.say("lower_failing", "red", n=v.level)
         self.say("failing")
-        for r in v.failures:
-            where = say("where", self.lang, n=r.level) if r.level != v.level else ""
-            self.say("failure", "red", where=where, title=r.title, verdict=r.verdict)
+        self.failures([(r.level, r.title, r.verdict) for r in v.failures], v.level)
         self.say("hint_how")
         self.clock(session)
+
+    def failures(self, failures: list[tuple[int, str, str]], current: int | None = None) -> None:
+        """One line per failing title, counted: parametrized cases share their title."""
+        counts: dict[tuple[int, str, str], int] = {}
+        for failure in failures:
+            counts[failure] = counts.get(failure, 0) + 1
+        for (level, title, verdict), n in counts.items():
+            where = say("where", self.lang, n=level) if level != current else ""
+            self.say("failure", "red", where=where, title=title, verdict=verdict,
+                     times=f" (×{n})" if n > 1 else "")
 
     def hints(self, session: Session, kata: catalog.Kata,
               hints: list[interview.Hint] | None) -> None:
@@ -131,9 +145,7 @@ class Screen:
             self.say("no_submit", "red")
         elif failures:
             self.say("final_failures", "red")
-            for level, title, _, verdict in failures:
-                self.say("failure", "red", where=say("where", self.lang, n=level), title=title,
-                         verdict=verdict)
+            self.failures([(level, title, verdict) for level, title, _, verdict in failures])
         else:
             self.say("no_failures", "green")
         self.say("hints_total", n=len(session.hints))
