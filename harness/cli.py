@@ -10,11 +10,9 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
-from rich.syntax import Syntax
 from rich.table import Column, Table
 
-from harness import catalog, cjk, grading, mutants, rules
+from harness import catalog, grading, mutants, render, rules
 from harness.bench import Table as BenchTable
 from harness.loader import ImplError, load_module
 from harness.mock import progress as mock_progress
@@ -22,12 +20,17 @@ from harness.mock.commands import mock
 from harness.results import KataRun, scorecard_lines
 from harness.store import Store, StoreError, home
 
-app = typer.Typer(help="Practice katas for ML and inference coding rounds.", no_args_is_help=True,
-                  add_completion=False)
+HELP = """Practice katas for ML and inference coding rounds.
+
+While you code, run `pytest katas/KATA` (or `kata test KATA`): pytest's report, then the kata's
+scorecard. `kata grade KATA` prints the scorecard alone. Either way, a full run of your file is
+recorded in .kata/progress.db, which `kata list` and `kata progress` read."""
+# Plain help, as click prints it: rich's panels give every flag a type column ("--help <bool>").
+app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False, rich_markup_mode=None)
 console = Console()
 app.add_typer(mock, name="mock")
 
-KataArg = typer.Argument(..., help="the kata's name, as `kata list` shows it")
+KataArg = typer.Argument(..., metavar="KATA", help="the kata's name, as `kata list` shows it")
 ImplOpt = typer.Option("stub", "--impl", help="stub (your file), solution, or a PATH")
 LangOpt = typer.Option("en", "--lang", help="en or zh-TW")
 
@@ -60,8 +63,9 @@ def _store() -> Store:
 def list_katas(lang: str = LangOpt) -> None:
     """Every kata, its levels, and your best graded result."""
     lang, store = _lang(lang), _store()
-    table = Table("title", "levels", "minutes", "your best")
-    table.columns.insert(0, Column("kata", no_wrap=True))
+    # Titles wrap, and a word too long for its column folds, never cut to "…".
+    table = Table(Column("kata", no_wrap=True), Column("title", overflow="fold"), "levels", "min",
+                  Column("your best", overflow="fold"))
     revealed = store.reveals()
     for kata in catalog.all_katas():
         try:
@@ -80,7 +84,8 @@ def list_katas(lang: str = LangOpt) -> None:
 
 @app.command()
 def show(name: str = KataArg, lang: str = LangOpt,
-         level: int = typer.Option(0, help="show only this level (default: all)")) -> None:
+         level: int = typer.Option(0, show_default=False,
+                                   help="show only this level (default: all)")) -> None:
     """The kata's prompt."""
     kata, lang = _kata(name), _lang(lang)
     if not 0 <= level <= kata.num_levels:
@@ -90,13 +95,19 @@ def show(name: str = KataArg, lang: str = LangOpt,
                   f"katas/{kata.name}/{kata.module}.py")
     for n, spec in enumerate(kata.meta["levels"], start=1):
         if level in (0, n):
-            console.rule(f"Level {n} · {spec['title'][lang]}")
-            console.print(Markdown(cjk.prose(spec["prompt"][lang], lang)))
+            console.rule(f"{level_label(n, lang)} · {spec['title'][lang]}")
+            render.print_markdown(console, spec["prompt"][lang], lang)
+
+
+def level_label(n: int, lang: str) -> str:
+    return f"第 {n} 關" if lang == "zh-TW" else f"Level {n}"
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def test(ctx: typer.Context, name: str = KataArg, impl: str = ImplOpt) -> None:
-    """Run pytest on the kata (visible examples and hidden suite); extra options go to pytest."""
+    """Run pytest on the kata: examples, then the hidden suite.
+
+    Extra options go to pytest; a full run is recorded in your progress."""
     kata = _kata(name)
     via = [] if any(a.startswith("--kata-via") for a in ctx.args) else ["--kata-via=test"]
     code = subprocess.call(grading.pytest_command(kata, kata.impl_arg(impl), *via, *ctx.args),
@@ -112,8 +123,9 @@ def print_scorecard(run: KataRun) -> None:
 @app.command()
 def grade(name: str = KataArg, impl: str = ImplOpt,
           reveal: bool = typer.Option(False, help="also show pytest's full output")) -> None:
-    """The scorecard alone, recorded in your progress (`pytest katas/KATA` records full runs
-    too, with pytest's own output around it)."""
+    """The scorecard alone, recorded in your progress.
+
+    `pytest katas/KATA` records a full run too, with pytest's report around it."""
     kata = _kata(name)
     try:
         run, output = grading.grade(kata, impl, *(["--reveal"] if reveal else []), via="grade")
@@ -128,7 +140,7 @@ def grade(name: str = KataArg, impl: str = ImplOpt,
 
 @app.command()
 def reset(name: str = KataArg) -> None:
-    """Restore the stub; your file is backed up first, with a timestamp."""
+    """Restore the stub; your file is backed up first."""
     kata = _kata(name)
     try:
         pristine = kata.pristine_stub()
@@ -151,7 +163,7 @@ def reset(name: str = KataArg) -> None:
 @app.command()
 def solution(name: str = KataArg,
              yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
-    """Show the reference solution (asks first, and records that you looked)."""
+    """Show the reference solution (asks, and records it)."""
     kata = _kata(name)
     if not yes and not typer.confirm(f"Reveal the reference solution of {kata.name}? "
                                      "It is recorded in your progress."):
@@ -161,15 +173,7 @@ def solution(name: str = KataArg,
 
 
 def print_code(code: str, lexer: str) -> None:
-    """Code whole: never wrapped or cropped, highlighted on a terminal, byte for byte when piped."""
-    if not console.is_terminal:
-        console.file.write(code)
-        return
-    # Highlighted text, not a Syntax panel: a panel pads every line to one width, and soft_wrap
-    # neither wraps nor crops, so lines wider than the terminal run on, as `cat` shows them.
-    text = Syntax(code, lexer, background_color="default").highlight(code)
-    text.rstrip()
-    console.print(text, soft_wrap=True)
+    render.print_code(console, code, lexer)
 
 
 QUICK_NOTE = ("--quick: small sizes, a smoke test; timings at this size vary from run to run. "
@@ -223,19 +227,20 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
 
 @app.command()
 def progress(lang: str = LangOpt) -> None:
-    """Your history: a table per kata and a chart of your scores over time."""
+    """Your history: a table per kata and a chart over time."""
     mock_progress.report(console, _store(), _lang(lang))
 
 
 @app.command("mutants")
 def mutants_(name: str = KataArg,
-             mutant: str = typer.Argument(None, help="a mutant's name: show it as a diff"),
+             mutant: str = typer.Argument(None, metavar="MUTANT",
+                                          help="a mutant's name: show it as a diff"),
              lang: str = LangOpt,
              rule_map: bool = typer.Option(False, "--rules", help="maintainers: every rule of "
                                            "the prompt, the mutants that break it and the "
                                            "hidden tests that catch them"),
              yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
-    """The kata's classic mistakes (its mutants); with a NAME, that mistake as a diff."""
+    """The kata's classic mistakes; with MUTANT, one as a diff."""
     kata, lang = _kata(name), _lang(lang)
     try:
         found = mutants.load(kata)

@@ -6,6 +6,7 @@ import re
 import shutil
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from harness import catalog
@@ -26,10 +27,11 @@ def test_list_shows_every_kata():
         assert k.name in result.output
 
 
-@pytest.mark.parametrize("lang, title", [("en", "AUC-ROC by hand"), ("zh-TW", "手刻 AUC-ROC")])
-def test_show_prints_the_prompt_in_each_language(lang, title):
+@pytest.mark.parametrize("lang, title, third", [("en", "AUC-ROC by hand", "Level 3"),
+                                               ("zh-TW", "手刻 AUC-ROC", "第 3 關")])
+def test_show_prints_the_prompt_in_each_language(lang, title, third):
     result = kata("show", "auc_roc", "--lang", lang)
-    assert result.exit_code == 0 and title in result.output and "Level 3" in result.output
+    assert result.exit_code == 0 and title in result.output and third in result.output
 
 
 def test_unknown_kata_and_language_are_clear_errors():
@@ -130,3 +132,54 @@ def test_show_of_a_level_the_kata_does_not_have_is_an_error(level):
     result = kata("show", "auc_roc", "--level", level)
     assert result.exit_code == 2 and "auc_roc has levels 1 to 3" in result.output
     assert "AUC-ROC by hand" not in result.output  # no header for a prompt that is not shown
+
+
+def test_kata_list_at_80_columns_wraps_titles_and_results_never_cutting_a_word(monkeypatch):
+    from harness.store import Attempt, Store
+
+    store = Store()
+    for k in catalog.all_katas():  # the widest "your best" there is
+        store.add_attempt(Attempt(k.name, "stub", 1.0, 3, 999, 999, {}))
+        store.add_reveal(k.name)
+    for lang in catalog.LANGS:
+        result = kata("list", "--lang", lang)
+        assert result.exit_code == 0 and "…" not in result.output, result.output
+        titles = "".join(line.split("│")[2].replace(" ", "") for line in
+                         result.output.splitlines() if line.startswith("│"))
+        for k in catalog.all_katas():
+            assert k.title(lang).replace(" ", "") in titles, (lang, k.title(lang))
+
+
+def test_every_help_page_fits_80_columns_and_says_each_default_once():
+    group = typer.main.get_command(app)
+    pages = [[]] + [[name] for name in group.commands] + \
+        [["mock", name] for name in group.commands["mock"].commands]
+    for page in pages:
+        result = kata(*page, "--help")
+        assert result.exit_code == 0, (page, result.output)
+        listing = result.output.partition("Commands:")[2]
+        for line in result.output.splitlines():
+            assert len(line) <= 80 and "<bool>" not in line, (page, line)
+            assert line.count("default") <= 1, (page, line)
+        for line in listing.splitlines():  # a command's summary is whole, not cut to "..."
+            assert not line.endswith("..."), (page, line)
+
+
+@pytest.mark.parametrize("lang", catalog.LANGS)
+def test_code_in_a_prompt_is_never_wrapped_and_prose_still_is(lang):
+    result = kata("show", "paged_kv_cache", "--lang", lang)  # not a terminal: 80 columns
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    levels = catalog.get("paged_kv_cache").meta["levels"]
+    prompt = "\n".join(spec["prompt"][lang] for spec in levels)
+    code = [line for block in re.findall(r"```\w*\n(.*?)```", prompt, re.S)
+            for line in block.splitlines() if line.strip()]
+    assert max(map(len, code)) > 80
+    for line in code:
+        assert line.rstrip() in lines, line
+    assert all(len(line) <= 80 for line in lines if line not in code)
+
+
+def test_kata_show_names_levels_in_the_prompts_language():
+    assert "第 1 關 · " in kata("show", "auc_roc", "--lang", "zh-TW").output
+    assert "Level 1 · " in kata("show", "auc_roc").output

@@ -40,8 +40,8 @@ class MockGroup(TyperGroup):
 
 
 mock = typer.Typer(
-    cls=MockGroup, add_completion=False,
-    help="A timed mock interview: levels unlock in order, the interviewer answers clarifying "
+    cls=MockGroup, add_completion=False, rich_markup_mode=None,
+    help="A timed mock interview.\n\nLevels unlock in order, the interviewer answers clarifying "
          "questions, hints are counted, and a scorecard with follow-up questions ends it.\n\n"
          "`kata mock [KATA] [--minutes N] [--lang en|zh-TW]` starts a session (on a kata you "
          "have not passed yet when KATA is left out) or shows the open one; it is short for "
@@ -176,7 +176,9 @@ def status(lang: str = LangOpt) -> None:
 
 @mock.command()
 def questions(lang: str = LangOpt) -> None:
-    """The clarifying questions the interviewer can answer (answers only for those you asked)."""
+    """The clarifying questions the interviewer can answer.
+
+    Answers are shown for those you asked."""
     lang = _lang(lang)
     with _guard(lang or "en"):
         _, session, kata, screen = _open(lang)
@@ -187,7 +189,9 @@ def questions(lang: str = LangOpt) -> None:
 def ask(question: str = typer.Argument(..., help="your question in your own words, or its "
                                         "number in `kata mock questions`"),
         lang: str = LangOpt) -> None:
-    """Ask the interviewer a clarifying question; it costs nothing, and the scorecard lists it."""
+    """Ask the interviewer a clarifying question.
+
+    It costs nothing, and the scorecard lists it."""
     lang = _lang(lang)
     with _guard(lang or "en"):
         sessions, session, kata, screen = _open(lang)
@@ -200,7 +204,7 @@ def ask(question: str = typer.Argument(..., help="your question in your own word
 @mock.command()
 def submit(hint: bool = typer.Option(False, "--hint", help="also show the next hint (counted)"),
            lang: str = LangOpt) -> None:
-    """Grade your file; a level that passes in full unlocks the next one."""
+    """Grade your file; a level passed in full unlocks the next."""
     lang = _lang(lang)
     with _guard(lang or "en"):
         sessions, session, kata, screen = _open(lang)
@@ -230,7 +234,9 @@ def _submit(sessions: Sessions, session: Session, kata: catalog.Kata, screen: Sc
 
 @mock.command()
 def hint(lang: str = LangOpt) -> None:
-    """The next hint for a failing hidden test: a nudge first, then a pointer. Counted."""
+    """The next hint for a failing hidden test (counted).
+
+    A nudge first, then a pointer."""
     lang = _lang(lang)
     with _guard(lang or "en"):
         sessions, session, kata, screen = _open(lang)
@@ -240,7 +246,9 @@ def hint(lang: str = LangOpt) -> None:
 @mock.command("watch")
 def watch_file(lang: str = LangOpt,
                interval: float = typer.Option(watch.INTERVAL, hidden=True)) -> None:
-    """Grade your file on every save, with the countdown on screen. Ctrl-C stops watching."""
+    """Grade your file on every save, with the countdown.
+
+    Ctrl-C stops watching."""
     lang = _lang(lang)
     with _guard(lang or "en"):
         sessions, session, kata, screen = _open(lang)
@@ -317,7 +325,9 @@ class Countdown:
 
 @mock.command()
 def scorecard(lang: str = LangOpt) -> None:
-    """The scorecard and follow-up questions of your last finished session, again."""
+    """The scorecard of your last finished session, again.
+
+    With its follow-up questions."""
     lang = _lang(lang)
     with _guard(lang or "en"):
         session = _sessions().last_finished()
@@ -329,7 +339,9 @@ def scorecard(lang: str = LangOpt) -> None:
 
 @mock.command()
 def end(lang: str = LangOpt) -> None:
-    """End the session now: the scorecard, then the follow-up questions and the self-check."""
+    """End the session now, with its scorecard.
+
+    Then the follow-up questions and the self-check."""
     lang = _lang(lang)
     with _guard(lang or "en"):
         sessions, session, kata, screen = _open(lang, need_kata=False)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
-from rich.markdown import Markdown
 
-from harness import catalog, cjk
+from harness import catalog, render
 from harness.mock import interview
 from harness.mock.session import Reason, Session
 from harness.mock.text import clock, say
@@ -29,7 +28,7 @@ class Screen:
         spec = kata.meta["levels"][n - 1]
         self.rule(say("level", self.lang, n=n, total=kata.num_levels,
                       title=spec["title"][self.lang]))
-        self.console.print(Markdown(cjk.prose(spec["prompt"][self.lang], self.lang)))
+        render.print_markdown(self.console, spec["prompt"][self.lang], self.lang)
 
     def clock(self, session: Session) -> None:
         self.say("clock", "bold", left=clock(session.left(interview.now())))
