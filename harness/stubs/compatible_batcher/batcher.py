@@ -42,7 +42,7 @@ def form_batches(requests: Sequence[Request], *, max_batch_size: int,
 
 def padding_waste(batch: Sequence[Request]) -> int:
     """len(batch) * max(length) - sum(length). Raise ValueError for an empty batch or a bad
-    length."""
+    length; nothing else is checked."""
     raise NotImplementedError
 
 
@@ -69,7 +69,8 @@ class DynamicBatcher:
         raise NotImplementedError
 
     def flush(self) -> list[list[Request]]:
-        """Everything queued, cut as form_batches would cut it in order of add; empty the queues."""
+        """Everything queued, cut as form_batches would cut it with this batcher's settings, in
+        order of add; empty the queues."""
         raise NotImplementedError
 
     def __len__(self) -> int:

@@ -25,7 +25,14 @@ def test_alike_share_a_key(impl):
     b = request(impl, "b", length=9, arrival_ms=50, temperature=0.7, top_p=0.9, stop=("\n",))
     for kw in ({}, {"length_buckets": (4, 16)}, {"per_row_sampling": True}):
         assert key(impl, a, **kw) == key(impl, b, **kw)
-    hash(key(impl, a))
+
+
+@grade("batch_key must return a hashable value", "key")
+def test_key_is_hashable(impl):
+    r = request(impl, "a", stop=("\n",))
+    for kw in ({}, {"length_buckets": (4, 16)}, {"per_row_sampling": True}):
+        queues = {key(impl, r, **kw): "queue"}
+        assert queues[key(impl, r, **kw)] == "queue"
 
 
 @pytest.mark.parametrize("field, other", [
@@ -55,16 +62,26 @@ def test_boundary_opens_the_upper_bucket(impl):
     assert k[512] == k[513]
 
 
-@grade("lengths in one bucket must share a key and lengths in different buckets must not",
-       "buckets")
-def test_buckets(impl):
-    bounds = (128, 512)
-    groups = [[0, 1, 127], [128, 300, 511], [512, 4096, 10**6]]  # [0,128) [128,512) [512,inf)
-    keys = [[key(impl, request(impl, n, length=n), length_buckets=bounds) for n in g]
-            for g in groups]
-    for g in keys:
+BUCKETS = (128, 512)
+GROUPS = [[0, 1, 127], [128, 300, 511], [512, 4096, 10**6]]  # [0,128) [128,512) [512,inf)
+
+
+def bucket_keys(impl) -> list[list]:
+    return [[key(impl, request(impl, n, length=n), length_buckets=BUCKETS) for n in g]
+            for g in GROUPS]
+
+
+@grade("lengths in one bucket must share a key", "buckets")
+def test_one_bucket_shares(impl):
+    for g in bucket_keys(impl):
         assert g[0] == g[1] == g[2]
-    assert len({keys[0][0], keys[1][0], keys[2][0]}) == 3
+
+
+@grade("lengths in different buckets must not share a key", "buckets")
+def test_buckets_split(impl):
+    keys = bucket_keys(impl)
+    for i, j in [(0, 1), (1, 2), (0, 2)]:
+        assert keys[i][-1] != keys[j][0]
     one = (1,)  # [0, 1) and [1, inf)
     assert key(impl, request(impl, 0, length=0), length_buckets=one) != key(
         impl, request(impl, 1, length=1), length_buckets=one)
@@ -76,9 +93,14 @@ def test_no_boundaries(impl):
     assert len(keys) == 1
 
 
-@pytest.mark.parametrize("field, value", [("temperature", 0.7), ("top_p", 0.9), ("stop", ("\n",))])
-@grade("with per_row_sampling=False, different sampling parameters must not share a key",
-       "sampling")
+@pytest.mark.parametrize("field, value", [
+    pytest.param("temperature", 0.7, marks=grade(
+        "with per_row_sampling=False, a different temperature must not share a key", "sampling")),
+    pytest.param("top_p", 0.9, marks=grade(
+        "with per_row_sampling=False, a different top_p must not share a key", "sampling")),
+    pytest.param("stop", ("\n",), marks=grade(
+        "with per_row_sampling=False, a different stop must not share a key", "sampling")),
+])
 def test_sampling_splits(impl, field, value):
     a = request(impl, "a")
     b = request(impl, "b", **{field: value})
@@ -86,8 +108,12 @@ def test_sampling_splits(impl, field, value):
     assert ids(impl.form_batches([a, b], max_batch_size=4)) == [["a"], ["b"]]
 
 
-@pytest.mark.parametrize("stop_a, stop_b", [(("a", "b"), ("b", "a")), (("a",), ("a", "a"))])
-@grade("stop sequences must compare as tuples: order and repeats matter", "sampling")
+@pytest.mark.parametrize("stop_a, stop_b", [
+    pytest.param(("a", "b"), ("b", "a"), marks=grade(
+        "stop sequences in another order must not share a key", "sampling")),
+    pytest.param(("a",), ("a", "a"), marks=grade(
+        "stop sequences that differ in repeats must not share a key", "sampling")),
+])
 def test_stop_is_a_tuple(impl, stop_a, stop_b):
     a = request(impl, "a", stop=stop_a)
     b = request(impl, "b", stop=stop_b)
@@ -101,6 +127,14 @@ def test_per_row_sampling_merges(impl):
     b = request(impl, "b", temperature=1.0, top_p=0.5, stop=("</s>",))
     assert key(impl, a, per_row_sampling=True) == key(impl, b, per_row_sampling=True)
     assert ids(impl.form_batches([a, b], max_batch_size=4, per_row_sampling=True)) == [["a", "b"]]
+
+
+@grade("sampling values equal under == must share a key", "key")
+def test_fields_compared_with_eq(impl):
+    a = request(impl, "a", temperature=0.0, top_p=1.0)
+    for temperature, top_p in [(0, 1), (-0.0, 1.0)]:
+        b = request(impl, "b", temperature=temperature, top_p=top_p)
+        assert key(impl, a) == key(impl, b)
 
 
 @st.composite
@@ -123,19 +157,57 @@ def test_key_equality_is_compatibility(impl, pair):
     assert got == oracle.compatible(a, b, bounds, per_row)
 
 
-@grade("form_batches must cut each key greedily and list batches by their first request",
+# Keys: A = llama (ids a*), B = qwen (ids b*), in the prompt's example order.
+EXAMPLE = ["a0", "b0", "a1", "a2", "b1", "a3", "a4"]
+
+
+def two_keys(impl, order=EXAMPLE) -> list:
+    return [request(impl, rid, model="llama" if rid[0] == "a" else "qwen") for rid in order]
+
+
+@grade("form_batches must cut each key greedily into full batches and one smaller last",
        "greedy")
-def test_form_batches_scenario(impl):
-    # Keys: A = llama (ids a*), B = qwen (ids b*). Input order a0 b0 a1 a2 b1 a3 a4, size 2:
-    # A cuts into [a0 a1] [a2 a3] [a4], B into [b0 b1]; first positions 0, 1, 3, 6.
-    order = ["a0", "b0", "a1", "a2", "b1", "a3", "a4"]
-    reqs = [request(impl, rid, model="llama" if rid[0] == "a" else "qwen") for rid in order]
-    got = impl.form_batches(reqs, max_batch_size=2)
+def test_greedy_cut(impl):
+    def cut(reqs, size):  # the batches as a set: the order they are listed in is another test's
+        return sorted(ids(impl.form_batches(reqs, max_batch_size=size)))
+
+    reqs = two_keys(impl)
+    assert cut(reqs, 2) == [["a0", "a1"], ["a2", "a3"], ["a4"], ["b0", "b1"]]
+    assert cut(reqs, 1) == [[r] for r in sorted(EXAMPLE)]
+    assert cut(reqs, 10) == [["a0", "a1", "a2", "a3", "a4"], ["b0", "b1"]]
+    seven = [request(impl, i) for i in range(7)]
+    assert cut(seven, 5) == [[0, 1, 2, 3, 4], [5, 6]]
+
+
+@grade("form_batches must list batches by their first request's position", "greedy")
+def test_listed_by_first_position(impl):
+    for order in (EXAMPLE, ["b0", "a0", "a1", "b1", "b2", "a2", "b3"]):
+        position = {rid: i for i, rid in enumerate(order)}
+        for size in (1, 2, 3):
+            firsts = [position[b[0]] for b in ids(impl.form_batches(two_keys(impl, order),
+                                                                   max_batch_size=size))]
+            assert firsts == sorted(firsts)
+
+
+@grade("form_batches must return its batches as lists in a list", "greedy")
+def test_batches_are_lists(impl):
+    got = impl.form_batches(two_keys(impl), max_batch_size=2)
     assert isinstance(got, list) and all(isinstance(b, list) for b in got)
-    assert ids(got) == [["a0", "a1"], ["b0", "b1"], ["a2", "a3"], ["a4"]]
-    assert ids(impl.form_batches(reqs, max_batch_size=1)) == [[r] for r in order]
-    assert ids(impl.form_batches(reqs, max_batch_size=10)) == [["a0", "a1", "a2", "a3", "a4"],
-                                                               ["b0", "b1"]]
+
+
+@grade("form_batches must keep the given order within a key", "greedy")
+def test_order_within_key(impl):
+    reqs = [request(impl, i, length=n) for i, n in enumerate([9, 5, 3, 7, 1])]
+    assert ids(impl.form_batches(reqs, max_batch_size=2)) == [[0, 1], [2, 3], [4]]
+    assert ids(impl.form_batches(reqs, max_batch_size=8)) == [[0, 1, 2, 3, 4]]
+
+
+@grade("form_batches must put each input position, even a repeated request, in exactly one "
+       "batch", "greedy")
+def test_every_position_once(impl):
+    r = request(impl, 0)
+    assert ids(impl.form_batches([r, r], max_batch_size=1)) == [[0], [0]]
+    assert ids(impl.form_batches([r, r], max_batch_size=2)) == [[0, 0]]
     assert impl.form_batches([], max_batch_size=3) == []
 
 
@@ -170,13 +242,19 @@ def test_nothing_lost_or_duplicated(impl, data, setting):
     assert sorted(r.request_id for b in got for r in b) == [r.request_id for r in reqs]
 
 
-@grade("every batch must be compatible, non-empty and within max_batch_size", "key")
+@grade("every batch must hold only compatible requests", "key")
 @given(st.data(), settings_batches)
-def test_batches_compatible_and_bounded(impl, data, setting):
-    size, bounds, per_row = setting
+def test_batches_compatible(impl, data, setting):
+    _, bounds, per_row = setting
     for batch in formed(impl, data.draw(request_lists(impl)), setting):
-        assert 1 <= len(batch) <= size
         assert all(oracle.compatible(batch[0], r, bounds, per_row) for r in batch)
+
+
+@grade("every batch must hold between 1 and max_batch_size requests", "greedy")
+@given(st.data(), settings_batches)
+def test_batches_bounded(impl, data, setting):
+    for batch in formed(impl, data.draw(request_lists(impl)), setting):
+        assert 1 <= len(batch) <= setting[0]
 
 
 @grade("form_batches must keep each key's order, in full batches except the last, listed by "
@@ -219,6 +297,14 @@ def test_padding_waste(impl):
     assert impl.padding_waste([request(impl, 0, length=7)]) == 0
     assert impl.padding_waste([request(impl, 0, length=0), request(impl, 1, length=0)]) == 0
     assert impl.padding_waste((request(impl, 0, length=0), request(impl, 1, length=4))) == 4
+
+
+@grade("padding_waste must check nothing but the lengths", "padding")
+def test_padding_checks_only_lengths(impl):
+    batch = [request(impl, 0, length=3, temperature=math.nan),
+             request(impl, 1, length=5, top_p=math.nan),
+             request(impl, 2, length=5, model="qwen", dtype="bf16")]
+    assert impl.padding_waste(batch) == 2
 
 
 @grade("padding_waste must reject an empty batch", "validation")
@@ -288,4 +374,4 @@ def test_edges_accepted(impl):
     r = request(impl, 0, length=0, temperature=0.0, top_p=0.0)
     impl.batch_key(r, length_buckets=(1,))
     impl.batch_key(r, length_buckets=[1, 2, 3])
-    assert ids(impl.form_batches([r, r], max_batch_size=1, length_buckets=(1,))) == [[0], [0]]
+    assert ids(impl.form_batches([r], max_batch_size=1, length_buckets=(1,))) == [[0]]

@@ -49,14 +49,37 @@ def test_first_load(impl):
     assert m.resident() == [A]
 
 
-@grade("choose must return the batch object from ready and leave ready as it was", "choice")
+@grade("choose must return the batch object from ready", "choice")
 def test_returns_element_of_ready(impl):
     m = mux(impl, capacity=2, load=[A])
     ready = [batch(impl, B, 1), batch(impl, A, 2, n=3)]
-    snapshot = [list(b) for b in ready]
     got, _ = m.choose(ready, 5)
     assert got is ready[1]
+
+
+@grade("choose must leave ready as it was", "choice")
+def test_ready_unmodified(impl):
+    m = mux(impl, capacity=2, load=[A])
+    ready = [batch(impl, B, 1), batch(impl, A, 2, n=3)]
+    snapshot = [list(b) for b in ready]
+    m.choose(ready, 5)
     assert ready == snapshot and len(ready) == 2
+
+
+@grade("choose must accept a now_ms earlier than the last call's", "choice")
+def test_now_may_go_back(impl):
+    m = mux(impl, capacity=2, starvation_ms=100)
+    m.choose([batch(impl, A, 40)], 50)
+    ready = [batch(impl, B, 0), batch(impl, A, 5)]
+    assert m.choose(ready, 20)[0] is ready[1]
+
+
+@grade("resident() and the evicted value must be (model, version, dtype) tuples", "residency")
+def test_models_are_tuples(impl):
+    m = mux(impl, capacity=1, load=[A])
+    assert m.resident() == [A]
+    assert m.choose([batch(impl, B, 1)], 1)[1] == A
+    assert m.resident() == [B]
 
 
 @grade("a resident model's batch must go before an older batch of a model not resident",

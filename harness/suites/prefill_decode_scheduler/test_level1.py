@@ -47,6 +47,19 @@ def test_no_skipping_ahead_of_a_blocked_head(impl):
     ]
 
 
+@grade("WAITING requests must be admitted in the order they were added", hint="fcfs")
+def test_admitted_in_order_added(impl):
+    sched = make(impl, 10, [("c", 5, 1), ("a", 1, 1), ("b", 3, 1)], max_running=2)
+    assert run(sched, 1) == [P({"c": 5, "a": 1})]
+    assert sched.state("b") == impl.State.WAITING
+
+
+@grade("max_running must default to token_budget", hint="capacity")
+def test_max_running_default(impl):
+    sched = make(impl, 400, [(i, 1, 1) for i in range(300)])
+    assert sorted(sched.step().prefill) == list(range(300))
+
+
 @grade("a max_running above 256 must cap the running requests too", hint="capacity")
 def test_large_max_running(impl):
     sched = make(impl, 400, [(i, 1, 5) for i in range(301)], max_running=300)
@@ -88,25 +101,46 @@ def test_first_token_in_the_step_after_prefill(impl):
     sched = make(impl, 8, [("a", 3, 1)])
     assert run(sched, 1) == [P({"a": 3})]
     assert sched.state("a") == impl.State.DECODE
-    assert sched.has_unfinished()
     assert run(sched, 1) == [P(decode=["a"], finished=["a"])]
     assert sched.state("a") == impl.State.FINISHED
+
+
+@grade("has_unfinished() must be true until every request is FINISHED", hint="lifecycle")
+def test_has_unfinished(impl):
+    sched = impl.Scheduler(8)
     assert not sched.has_unfinished()
+    sched.add_request("a", 3, 1)
+    seen = [sched.has_unfinished()]  # WAITING
+    for _ in range(3):  # DECODE, FINISHED, FINISHED
+        sched.step()
+        seen.append(sched.has_unfinished())
+    assert seen == [True, True, False, False]
 
 
-@grade("a request must finish in the step of its last token and never be scheduled again",
-       hint="lifecycle")
-def test_finish_and_never_again(impl):
+@grade("a request must finish in the step of its max_new_tokens-th token", hint="lifecycle")
+def test_finish_on_last_token(impl):
     sched = make(impl, 8, [("a", 2, 3)])
-    assert run(sched, 6) == [
+    assert run(sched, 4) == [
         P({"a": 2}),
         P(decode=["a"]),
         P(decode=["a"]),
         P(decode=["a"], finished=["a"]),
-        EMPTY,
-        EMPTY,
     ]
+
+
+@grade("a finished request must never be scheduled again", hint="lifecycle")
+def test_never_scheduled_again(impl):
+    sched = make(impl, 8, [("a", 2, 3)])
+    run(sched, 4)
+    assert run(sched, 2) == [EMPTY, EMPTY]
     assert sched.state("a") == impl.State.FINISHED
+
+
+@grade("ids of any hashable type must work side by side", hint="lifecycle")
+def test_any_hashable_ids(impl):
+    ids = [7, "a", (1, 2), None, 2.5]
+    sched = make(impl, 8, [(i, 1, 2) for i in ids])
+    assert run(sched, 3) == [P({i: 1 for i in ids}), P(decode=ids), P(decode=ids, finished=ids)]
 
 
 @grade("a request finishing in a step must keep its running slot for that whole step",
@@ -150,22 +184,46 @@ def test_unknown_id(impl):
 
 @grade("an idle scheduler must step to an empty plan", hint="lifecycle")
 def test_idle(impl):
-    sched = impl.Scheduler(4)
-    assert not sched.has_unfinished()
-    assert sched.free_blocks is None
-    plan = sched.step()
+    plan = impl.Scheduler(4).step()
     assert (dict(plan.prefill), list(plan.decode), list(plan.finished), list(plan.preempted)) \
         == ({}, [], [], [])
     assert plan.num_tokens == 0
 
 
+@grade("free_blocks must be None without num_kv_blocks", hint="lifecycle")
+def test_free_blocks_none(impl):
+    sched = make(impl, 4, [("a", 2, 1)])
+    seen = [sched.free_blocks]
+    for _ in range(2):
+        sched.step()
+        seen.append(sched.free_blocks)
+    assert seen == [None, None, None]
+
+
+def a_plan(impl):
+    return impl.StepPlan(prefill={"a": 3, "b": 2}, decode=["c", "d"], finished=["d"])
+
+
 @grade("StepPlan.num_tokens must count prefill tokens plus one per decode", hint="budget")
 def test_step_plan(impl):
-    plan = impl.StepPlan(prefill={"a": 3, "b": 2}, decode=["c", "d"], finished=["d"])
-    assert plan.num_tokens == 7
-    assert list(plan.preempted) == []
-    with pytest.raises(AttributeError):  # frozen
-        plan.decode = []
+    assert a_plan(impl).num_tokens == 7
+
+
+@grade("StepPlan.preempted must default to empty", hint="lifecycle")
+def test_step_plan_preempted_default(impl):
+    assert list(a_plan(impl).preempted) == []
+
+
+@grade("StepPlan must be a frozen dataclass", hint="lifecycle")
+def test_step_plan_frozen(impl):
+    with pytest.raises(AttributeError):
+        a_plan(impl).decode = []
+
+
+@grade("StepPlan.prefill must list only the ids that processed prompt tokens", hint="lifecycle")
+def test_prefill_lists_only_prefilled_ids(impl):
+    sched = make(impl, 4, [("a", 2, 2), ("b", 3, 1)])
+    assert [dict(sched.step().prefill) for _ in range(3)] == [{"a": 2}, {"b": 3}, {}]
 
 
 # ---- bad input ---------------------------------------------------------------------------------

@@ -50,6 +50,14 @@ def test_decodes_before_chunks(impl):
         P({"b": 3}, decode=["a"]),
         P(decode=["a", "b"], finished=["a", "b"]),
     ]
+    # b's next chunk gets the 3 tokens a's decode left, not the 4 of a whole budget.
+    sched = chunked(impl, 4, [("a", 2, 2), ("b", 6, 1)])
+    assert run(sched, 4) == [
+        P({"a": 2, "b": 2}),
+        P({"b": 3}, decode=["a"]),
+        P({"b": 1}, decode=["a"], finished=["a"]),
+        P(decode=["b"], finished=["b"]),
+    ]
 
 
 @grade("each admitted request must get min(remaining prompt, remaining budget) tokens",
@@ -61,6 +69,30 @@ def test_several_admissions_in_one_step(impl):
         P({"c": 2}, decode=["a", "b"], finished=["a", "b"]),
         P(decode=["c"], finished=["c"]),
     ]
+
+
+@grade("with chunked prefill, WAITING requests must still be admitted in the order they were added",
+       hint="chunking")
+def test_chunked_order_added(impl):
+    sched = chunked(impl, 6, [("c", 5, 1), ("a", 1, 1), ("b", 3, 1)])
+    assert run(sched, 1) == [P({"c": 5, "a": 1})]
+
+
+@grade("with chunked prefill, no request may get a chunk of 0 tokens", hint="chunking")
+def test_no_zero_chunk(impl):
+    sched = chunked(impl, 4, [("a", 4, 1), ("b", 2, 1)])
+    assert run(sched, 1) == [P({"a": 4})]
+    assert sched.state("b") == impl.State.WAITING
+
+
+@grade("has_unfinished() must be true while a request is part-way through its prefill",
+       hint="chunking")
+def test_has_unfinished_during_prefill(impl):
+    sched = chunked(impl, 4, [("a", 10, 1)])
+    for _ in range(2):
+        sched.step()
+        assert sched.state("a") == impl.State.PREFILL
+        assert sched.has_unfinished()
 
 
 @grade("with chunked prefill, a new request must still respect max_running", hint="chunking")

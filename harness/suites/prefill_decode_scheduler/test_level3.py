@@ -60,6 +60,38 @@ def test_decode_takes_a_block(impl):
     assert free_after_each_step(sched, 3) == [4, 3, 2, 4]
 
 
+@grade("a request part-way through its prefill must hold blocks for what it prefilled",
+       hint="blocks")
+def test_partial_prefill_holds_blocks(impl):
+    sched = paged(impl, 4, [("a", 10, 1)], num_kv_blocks=8, block_size=2, chunked_prefill=True)
+    assert free_after_each_step(sched, 2) == [8, 6, 4]
+
+
+@grade("a decode that stays within its last block must not need a free block", hint="blocks")
+def test_decode_within_block(impl):
+    sched = paged(impl, 8, [("a", 1, 1)], num_kv_blocks=1, block_size=2)
+    assert run(sched, 2) == [P({"a": 1}), P(decode=["a"], finished=["a"])]
+
+
+@grade("a chunk that fits in the request's last, partly filled block must need no new block",
+       hint="blocks")
+def test_chunk_fills_partial_block(impl):
+    sched = paged(impl, 1, [("a", 2, 1)], num_kv_blocks=1, block_size=3, chunked_prefill=True)
+    assert run(sched, 3) == [P({"a": 1}), P({"a": 1}), P(decode=["a"], finished=["a"])]
+
+
+@grade("the incomplete prefill's next chunk must wait for free blocks", hint="blocks")
+def test_continuation_needs_blocks(impl):
+    sched = paged(impl, 3, [("a", 1, 2), ("b", 5, 2)], num_kv_blocks=4, block_size=2,
+                  chunked_prefill=True)
+    assert run(sched, 4) == [
+        P({"a": 1, "b": 2}),
+        P({"b": 2}, decode=["a"]),
+        P(decode=["a"], finished=["a"]),  # a's second token took the last free block
+        P({"b": 1}),
+    ]
+
+
 @grade("a request must not be admitted without free blocks for its whole prompt", hint="blocks")
 def test_admission_needs_blocks(impl):
     sched = paged(impl, 16, [("a", 4, 2), ("b", 4, 1), ("c", 1, 1)],
@@ -159,6 +191,34 @@ def test_victims_keep_their_order(impl):
         P(decode=["b"], finished=["b"], preempted=["e"]),  # b was admitted first: b decodes
         P({"e": 1}),
         P(decode=["e"], finished=["e"]),
+    ]
+
+
+@grade("a preempted request must free all its blocks", hint="preemption")
+def test_preempted_frees_blocks(impl):
+    sched = paged(impl, 8, [("a", 1, 2), ("c", 2, 1)], num_kv_blocks=3, block_size=1)
+    assert run(sched, 2) == [P({"a": 1, "c": 2}), P(decode=["a"], preempted=["c"])]
+    assert sched.free_blocks == 1  # c's two blocks came back; a's second token took one
+
+
+@grade("an incomplete prefill must be the first victim", hint="preemption")
+def test_incomplete_prefill_first_victim(impl):
+    sched = paged(impl, 3, [("b", 2, 1), ("c", 2, 1)], num_kv_blocks=2, block_size=2,
+                  chunked_prefill=True)
+    assert run(sched, 2) == [P({"b": 2, "c": 1}),
+                             P(decode=["b"], finished=["b"], preempted=["c"])]
+
+
+@grade("a recompute must be prefilled in chunks when chunked prefill is on", hint="preemption")
+def test_recompute_in_chunks(impl):
+    sched = paged(impl, 2, [("a", 1, 3), ("b", 1, 3)], num_kv_blocks=5, block_size=1,
+                  chunked_prefill=True)
+    assert run(sched, 5) == [
+        P({"a": 1, "b": 1}),
+        P(decode=["a", "b"]),
+        P(decode=["a"], preempted=["b"]),
+        P({"b": 1}, decode=["a"], finished=["a"]),  # 1 of b's 2 tokens to recompute
+        P({"b": 1}),
     ]
 
 
