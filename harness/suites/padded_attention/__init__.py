@@ -1,0 +1,1 @@
+"""Hidden suite of the padded_attention kata."""
