@@ -136,6 +136,16 @@ def test_peak_held_exactly(impl):
     assert replay(s, [(0, 10, 0), (1, 0, 0), (3.5, 0, 0), (4, 0, 0)]) == [10, 10, 10, 1]
 
 
+@grade("the held maximum must be the largest recommendation still in the window",
+       "stabilisation", timeout=5)
+def test_held_maximum_after_the_peak(impl):
+    # Recommendations 10, 3, 5, 0 at 0, 1, 2, 4 (window 4): at 4 the 10 is out, 3 and 5 are in.
+    s = impl.QueueAutoscaler(target=1, max_replicas=100, stable_window_s=1,
+                             max_scale_down_rate=1000, scale_down_window_s=4)
+    assert replay(s, [(0, 10, 0), (1, 3, 0), (2, 5, 0), (4, 0, 0), (6, 0, 0)]) == \
+        [10, 10, 10, 5, 1]
+
+
 @grade("stabilisation must hold the recorded recommendations, not its own results",
        "stabilisation", timeout=5)
 def test_holds_recommendations_not_results(impl):
@@ -163,6 +173,20 @@ def test_matches_oracle(impl, kw, script):
     for call in script:
         assert (s.observe(*call), s.panicking) == (oracle.observe(*call), oracle.panicking), \
             (kw, call)
+
+
+@grade("stabilisation must hold the largest recommendation of its window over random calls",
+       "stabilisation", timeout=20)
+@settings(max_examples=150)
+@given(st.sampled_from((1, 2.5, 6)), st.sampled_from((0.5, 1, 2)), scripts())
+def test_stabilisation_matches_oracle(impl, width, stable, script):
+    # A short stable window and no down limit: the recommendations swing with the load, so the
+    # held maximum keeps changing hands as peaks age out.
+    kw = dict(target=1, max_replicas=100, stable_window_s=stable, max_scale_down_rate=1000,
+              scale_down_window_s=width)
+    s, oracle = impl.QueueAutoscaler(**kw), Oracle(**kw)
+    for call in script:
+        assert s.observe(*call) == oracle.observe(*call), (kw, call)
 
 
 @grade("a call that leaves the scaler panicking must never lower the total", "panic",
