@@ -97,9 +97,7 @@ def test_hit_is_exact(impl):
 @grade("a block filled by append_token must be cached from then on", "content_key", timeout=5)
 def test_append_registers_a_filled_block(impl):
     bm = caching(8, 4, impl)
-    prompt = [1, 2, 3, 4, 5, 6]
-    bm.allocate("a", prompt)
-    prompt[4:] = [0, 0]  # the manager keeps its own copy of the prompt
+    bm.allocate("a", [1, 2, 3, 4, 5, 6])
     bm.append_token("a", 7)
     assert bm.allocate("b", [1, 2, 3, 4, 5, 6, 7, 9]) == 4  # block 1 not full yet
     bm.append_token("a", 8)  # fills block 1
@@ -112,19 +110,65 @@ def test_partial_blocks_do_not_hit(impl):
     bm = caching(8, 4, impl)
     bm.allocate("a", [1, 2, 3, 4, 5, 6])
     assert bm.allocate("b", [1, 2, 3, 4, 5, 6, 0, 0, 9]) == 4
-    bm.append_token("a", 0)
-    bm.append_token("a", 0)  # fills block 1 now, with the same content as b's block 1
-    assert bm.allocate("c", [1, 2, 3, 4, 5, 6, 0, 0, 9]) == 8
-    assert bm.block_table("c")[:2] == [0, bm.block_table("b")[1]]  # b registered it first
 
 
-@grade("a released block must keep its cache entry until it is taken again", "eviction",
+def filled_twice(impl):
+    """a = [1..6] holds [0, 1]; b = [1..9] reuses block 0 and registers [1..8] on block 2;
+    then a appends 7 and 8, filling block 1 with the same content."""
+    bm = caching(8, 4, impl)
+    bm.allocate("a", [1, 2, 3, 4, 5, 6])
+    bm.allocate("b", [1, 2, 3, 4, 5, 6, 7, 8, 9])
+    bm.append_token("a", 7)
+    bm.append_token("a", 8)
+    return bm
+
+
+@grade("an existing cache entry must win over a new block with the same content",
+       "content_key", timeout=5)
+def test_existing_entry_wins(impl):
+    bm = filled_twice(impl)
+    assert bm.allocate("c", [1, 2, 3, 4, 5, 6, 7, 8, 0]) == 8
+    assert bm.block_table("c")[:2] == [0, 2]
+
+
+@grade("a block whose content is already cached must stay in its table", "content_key",
        timeout=5)
-def test_eviction_when_taken(impl):
+def test_tables_never_deduplicate(impl):
+    bm = filled_twice(impl)
+    assert (bm.block_table("a"), bm.block_table("b")) == ([0, 1], [0, 2, 3])
+    assert [bm.ref_count(b) for b in range(4)] == [2, 1, 1, 1]
+    assert bm.num_free_blocks == 4
+
+
+@grade("allocate must register its full blocks only after taking all its new blocks",
+       "content_key", timeout=5)
+def test_allocate_registers_after_taking(impl):
+    # block_size 2, 5 blocks. As in the test above, S holds [1,2,3,4] on block 3 while [1,2]
+    # is evicted. P = [1..9] misses at once and takes 0, 1, 4, 3, 2: taking block 3 evicts
+    # [1,2,3,4], which P's block 1 (block 1) then registers. Registering each block as it is
+    # taken would find [1,2,3,4] still on block 3, skip it, then lose it.
+    bm = caching(5, 2, impl)
+    bm.allocate("A", [1, 2, 9])                  # [0, 1]: registers [1,2] -> 0
+    bm.allocate("S", [1])                        # [2]
+    for token in (2, 3, 4):                      # fills 2 (a duplicate), then 3: [1,2,3,4] -> 3
+        bm.append_token("S", token)
+    bm.free("A")                                 # queue 4, 1, 0
+    bm.allocate("U", [8] * 5)                    # takes 4, 1, 0: [1,2] is evicted
+    bm.free("U")                                 # queue 0, 1, 4
+    bm.free("S")                                 # queue 0, 1, 4, 3, 2
+    assert bm.allocate("P", list(range(1, 10))) == 0
+    assert bm.block_table("P") == [0, 1, 4, 3, 2]
+    bm.free("P")
+    assert bm.allocate("Q", [1, 2, 3, 4, 0]) == 4
+    assert bm.block_table("Q")[:2] == [0, 1]
+
+
+@grade("a released block must keep its cache entry while it waits in the queue", "eviction",
+       timeout=5)
+def test_released_block_keeps_its_entry(impl):
     # block_size 4, 4 blocks. a=[1..5] -> [0,1], block 0 registered; free -> queue 2,3,1,0.
     # a again reuses 0 and takes 2; free -> queue 3,1,2,0. x, y, z take 3, 1, 2; free z ->
-    # queue 0,2. r=a reuses 0 and takes 2; free -> queue 2,0. u takes 2, w takes 0 for new
-    # content: that evicts a's first block.
+    # queue 0,2. r=a reuses 0 and takes 2.
     bm = caching(4, 4, impl)
     a = [1, 2, 3, 4, 5]
     bm.allocate("a", a)
@@ -137,12 +181,19 @@ def test_eviction_when_taken(impl):
     bm.free("z")
     assert bm.allocate("r", a) == 4  # block 0 is still in the queue, entry intact
     assert bm.block_table("r") == [0, 2]
-    bm.free("r")
-    bm.allocate("u", [6])
-    bm.allocate("w", [6])
-    assert bm.block_table("w") == [0]
-    for s in ("x", "y", "u", "w"):
-        bm.free(s)
+
+
+@grade("taking a cached block for new content must evict its entry", "eviction", timeout=5)
+def test_taking_a_block_evicts_its_entry(impl):
+    # block_size 4, 4 blocks. a=[1..5] -> [0,1], block 0 registered; free -> queue 2,3,1,0.
+    # x of 13 tokens takes all four, block 0 last, for new content.
+    bm = caching(4, 4, impl)
+    a = [1, 2, 3, 4, 5]
+    bm.allocate("a", a)
+    bm.free("a")
+    bm.allocate("x", [7] * 13)
+    assert bm.block_table("x") == [2, 3, 1, 0]
+    bm.free("x")
     assert bm.allocate("a", a) == 0
 
 
@@ -222,8 +273,25 @@ def test_salts_separate_tenants(impl):
     bm.allocate("a", [1, 2, 3], cache_salt="t1")
     assert bm.allocate("b", [1, 2, 3]) == 0
     assert bm.allocate("c", [1, 2, 3], cache_salt="t2") == 0
-    assert bm.allocate("d", [1, 2, 3], cache_salt="".join(["t", "1"])) == 2  # == counts
-    assert bm.allocate("e", [1, 2, 4]) == 2  # b registered the None-salted block
+    assert bm.allocate("d", [1, 2, 3], cache_salt=1) == 0
+
+
+@grade("equal salts must share cached blocks, whatever their type", "content_key", timeout=5)
+def test_equal_salts_share(impl):
+    bm = caching(10, 2, impl)
+    bm.allocate("a", [1, 2, 3], cache_salt="t1")
+    assert bm.allocate("b", [1, 2, 3], cache_salt="".join(["t", "1"])) == 2  # not `is`
+    bm.allocate("c", [4, 5, 6], cache_salt=1)
+    assert bm.allocate("d", [4, 5, 6], cache_salt=1.0) == 2  # 1 == 1.0
+
+
+@grade("a prompt without a salt must share with one salted None", "content_key", timeout=5)
+def test_default_salt_is_none(impl):
+    bm = caching(10, 2, impl)
+    bm.allocate("a", [1, 2, 3])
+    assert bm.allocate("b", [1, 2, 3], cache_salt=None) == 2
+    bm.allocate("c", [4, 5, 6], cache_salt=None)
+    assert bm.allocate("d", [4, 5, 6]) == 2
 
 
 @grade("a forked child must keep its parent's salt", "content_key", timeout=5)
@@ -234,6 +302,101 @@ def test_fork_keeps_salt(impl):
     bm.append_token("c", 2)  # fills the copy under salt t1
     assert bm.allocate("x", [1, 2, 3]) == 0
     assert bm.allocate("y", [1, 2, 3], cache_salt="t1") == 2
+
+
+@grade("forked siblings must register the block that fills first", "content_key", timeout=5)
+def test_first_sibling_to_fill_is_registered(impl):
+    # block_size 4. p=[1..5] -> [0,1], [1..4] registered on 0. Its fork c copies block 1 into
+    # 2 and fills it first: [1..8] -> 2. p then fills block 1 with the same content.
+    bm = caching(8, 4, impl)
+    bm.allocate("p", [1, 2, 3, 4, 5])
+    bm.fork("p", "c")
+    for token in (6, 7, 8):
+        bm.append_token("c", token)
+    for token in (6, 7, 8):
+        bm.append_token("p", token)
+    assert (bm.block_table("p"), bm.block_table("c")) == ([0, 1], [0, 2])
+    assert bm.allocate("q", [1, 2, 3, 4, 5, 6, 7, 8, 9]) == 8
+    assert bm.block_table("q")[:2] == [0, 2]
+
+
+@grade("a released duplicate must stay unregistered after its original was evicted",
+       "content_key", timeout=5)
+def test_released_duplicate_stays_unregistered(impl):
+    # As in the test above, but the duplicate (block 0) is released only after the original
+    # (block 1) was taken for new content: block 0 goes back to the queue uncached.
+    bm = caching(6, 4, impl)
+    bm.allocate("p", [1, 2, 3])
+    bm.fork("p", "c")
+    bm.append_token("p", 4)                      # copies (0, 1); [1,2,3,4] -> 1
+    bm.append_token("c", 4)                      # fills 0 in place: a duplicate
+    bm.free("p")                                 # queue 2, 3, 4, 5, 1
+    bm.allocate("x", [5] * 17)                   # takes 2, 3, 4, 5, 1: [1,2,3,4] is evicted
+    assert bm.block_table("x") == [2, 3, 4, 5, 1]
+    bm.free("c")
+    bm.free("x")
+    assert bm.allocate("q", [1, 2, 3, 4, 5]) == 0
+
+
+@grade("allocate must return the reused tokens, not the reused blocks", timeout=5)
+def test_allocate_returns_tokens(impl):
+    bm = caching(8, 4, impl)
+    bm.allocate("a", [1, 2, 3, 4, 5, 6, 7, 8, 9])
+    assert bm.allocate("b", [1, 2, 3, 4, 5, 6, 7, 8, 0]) == 8
+
+
+@grade("a reused block must gain one reference", "refcount", timeout=5)
+def test_reused_block_gains_a_reference(impl):
+    bm = caching(8, 4, impl)
+    bm.allocate("a", [1, 2, 3, 4, 5])
+    bm.allocate("b", [1, 2, 3, 4, 6])
+    bm.allocate("c", [1, 2, 3, 4, 7])
+    assert [bm.ref_count(b) for b in range(4)] == [3, 1, 1, 1]
+
+
+@grade("a cached free block must have ref_count 0", "refcount", timeout=5)
+def test_cached_free_block_has_no_reference(impl):
+    bm = caching(4, 4, impl)
+    bm.allocate("a", [1, 2, 3, 4, 5])
+    bm.free("a")
+    assert [bm.ref_count(b) for b in range(4)] == [0, 0, 0, 0]
+
+
+@grade("num_free_blocks must count cached free blocks", "eviction", timeout=5)
+def test_num_free_counts_cached_blocks(impl):
+    bm = caching(4, 4, impl)
+    bm.allocate("a", [1, 2, 3, 4, 5])
+    bm.free("a")
+    assert bm.num_free_blocks == 4
+
+
+@grade("a block planned for reuse must never be taken as new", "eviction", timeout=5)
+def test_planned_reuse_is_not_taken(impl):
+    # block_size 4, 5 blocks. a=[1..5] -> [0,1], [1..4] on 0; free -> queue 2,3,4,1,0. x takes
+    # 2,3,4 and y takes 1; free x -> queue 0,4,3,2. b reuses block 0, at the front, and takes
+    # its new block after it has left the queue: 4.
+    bm = caching(5, 4, impl)
+    bm.allocate("a", [1, 2, 3, 4, 5])
+    bm.free("a")
+    bm.allocate("x", [7] * 9)
+    bm.allocate("y", [9])
+    bm.free("x")
+    assert bm.allocate("b", [1, 2, 3, 4, 6]) == 4
+    assert bm.block_table("b") == [0, 4]
+
+
+@grade("cached free blocks must be taken in queue order like any other", "eviction",
+       timeout=5)
+def test_cached_blocks_leave_in_queue_order(impl):
+    # block_size 4, 4 blocks. a=[1..5] -> [0,1], [1..4] on 0; b=[9] -> [2]. free a, then b:
+    # queue 3,1,0,2, where only block 0 is cached. c of 9 tokens takes the front three.
+    bm = caching(4, 4, impl)
+    bm.allocate("a", [1, 2, 3, 4, 5])
+    bm.allocate("b", [9])
+    bm.free("a")
+    bm.free("b")
+    bm.allocate("c", [6] * 9)
+    assert bm.block_table("c") == [3, 1, 0]
 
 
 @grade("prefix caching must agree with a brute-force oracle at every step", timeout=60)

@@ -22,11 +22,11 @@ from .helpers import (
 grade = level(2)
 
 
-def finish(impl, specs, plans, batch_size=1):
+def finish(impl, specs, plans, batch_size=1, model_next=None):
     """Run scripted requests (request i has prompt (TAG + i, *extra)); return
     {rid: (tokens, finish_reason)} of their single completions."""
     model = ScriptedModel({s.prompt: plan for s, plan in zip(specs, plans, strict=True)})
-    eng = impl.DecodingEngine(Budget(model, 100), batch_size)
+    eng = impl.DecodingEngine(model_next or Budget(model, 100), batch_size)
     got = {}
     for s in specs:
         eng.submit(make(impl, s), lambda c, rid=s.rid: got.setdefault(rid, []).append(c))
@@ -35,13 +35,24 @@ def finish(impl, specs, plans, batch_size=1):
     return {rid: (list(v[0].tokens), v[0].finish_reason) for rid, v in got.items()}
 
 
-@grade("a stop sequence split across steps must end the request and be removed",
-       "stop_sequence", timeout=5)
+STOP_ACROSS_STEPS = [Spec("A", (TAG,), 10, stop_sequence=(7, 8)),
+                     Spec("B", (TAG + 1,), 10, stop_sequence=(4, 5, 6))]
+STOP_ACROSS_PLANS = [[3, 7, 8, 4], [4, 5, 4, 5, 6, 9]]
+
+
+@grade("a stop sequence split across steps must end the request", "stop_sequence", timeout=5)
 def test_stop_sequence_across_steps(impl):
-    specs = [Spec("A", (TAG,), 10, stop_sequence=(7, 8)),
-             Spec("B", (TAG + 1,), 10, stop_sequence=(4, 5, 6))]
-    got = finish(impl, specs, [[3, 7, 8, 4], [4, 5, 4, 5, 6, 9]], batch_size=2)
-    assert got == {"A": ([3], "stop"), "B": ([4, 5], "stop")}
+    recorder = Recorder(ScriptedModel({s.prompt: plan for s, plan in zip(
+        STOP_ACROSS_STEPS, STOP_ACROSS_PLANS, strict=True)}))
+    got = finish(impl, STOP_ACROSS_STEPS, STOP_ACROSS_PLANS, 2, model_next=recorder)
+    assert {rid: reason for rid, (_, reason) in got.items()} == {"A": "stop", "B": "stop"}
+    assert recorder.batch_sizes == [2, 2, 2, 1, 1]
+
+
+@grade("a matched stop sequence must be removed from the tokens", "stop_sequence", timeout=5)
+def test_stop_sequence_removed(impl):
+    got = finish(impl, STOP_ACROSS_STEPS, STOP_ACROSS_PLANS, batch_size=2)
+    assert {rid: tokens for rid, (tokens, _) in got.items()} == {"A": [3], "B": [4, 5]}
 
 
 @grade("overlapping partial matches must not hide a stop sequence", "stop_sequence", timeout=5)
@@ -94,8 +105,15 @@ def test_stop_sequence_beats_length(impl):
     assert got == {"A": ([1], "stop")}
 
 
-@grade("completions with stop sequences must equal solo decoding for any request mix",
-       "stop_sequence")
+@grade("the length rule must count a partial stop-sequence match", "stop_rules", timeout=5)
+def test_length_counts_a_partial_match(impl):
+    # [7] may start the stop sequence [7, 8], yet it is the second of two allowed tokens.
+    got = finish(impl, [Spec("A", (TAG,), 2, stop_sequence=(7, 8))], [[3, 7]])
+    assert got == {"A": ([3, 7], "length")}
+
+
+@grade("completions and model calls with stop sequences must equal solo decoding for any "
+       "request mix", "stop_sequence")
 @given(workloads())
 def test_random_mix_matches_solo(impl, work):
     specs, batch_size, _ = work
@@ -104,7 +122,8 @@ def test_random_mix_matches_solo(impl, work):
     check_calls(recorder.calls, specs, solos, batch_size)
 
 
-@grade("model calls with every stop rule must equal ideal FIFO refill", "refill")
+@grade("model calls and finishing steps with every stop rule must equal ideal FIFO refill",
+       "refill")
 @given(workloads())
 def test_random_mix_call_count(impl, work):
     specs, batch_size, _ = work
@@ -200,14 +219,28 @@ def bad_requests(impl):
     }
 
 
-@grade("an invalid request must be rejected with ValueError and not queued", "errors",
-       timeout=5)
-@pytest.mark.parametrize("case", ["negative max_tokens", "empty prompt", "empty stop_sequence"])
+BAD_CASES = ["negative max_tokens", "empty prompt", "empty stop_sequence"]
+
+
+@grade("an invalid request must be rejected with ValueError", "errors", timeout=5)
+@pytest.mark.parametrize("case", BAD_CASES)
 def test_bad_request(impl, case):
     eng = impl.DecodingEngine(HashModel(), 2)
     with pytest.raises(ValueError):
         eng.submit(bad_requests(impl)[case], lambda c: None)
-    assert eng.num_waiting == 0
+
+
+@grade("a ValueError must say what was wrong", "errors", timeout=5)
+@pytest.mark.parametrize("case", ["batch_size 0", *BAD_CASES, "duplicate id"])
+def test_value_errors_have_a_message(impl, case):
+    eng = impl.DecodingEngine(HashModel(), 2)
+    eng.submit(impl.Request("x", [1], 3), lambda c: None)
+    calls = {"batch_size 0": lambda: impl.DecodingEngine(HashModel(), 0),
+             "duplicate id": lambda: eng.submit(impl.Request("x", [2], 3), lambda c: None)}
+    call = calls.get(case, lambda: eng.submit(bad_requests(impl)[case], lambda c: None))
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value)
 
 
 @grade("a request_id already waiting or active must be rejected with ValueError", "errors",
@@ -223,39 +256,70 @@ def test_duplicate_ids(impl):
     for rid in ("a", "b"):
         with pytest.raises(ValueError):
             eng.submit(impl.Request(rid, [3], 3), got.append)
-    assert (eng.num_active, eng.num_waiting) == (1, 1)
+
+
+@grade("a completed request's id must be accepted again", "errors", timeout=5)
+def test_completed_id_reusable(impl):
+    eng = impl.DecodingEngine(Budget(HashModel(), 50), 1)
+    got = []
+    eng.submit(impl.Request("a", [1], 3), got.append)
     eng.run()
     eng.submit(impl.Request("a", [4], 1), got.append)  # finished: the id is free again
     eng.run()
-    assert [c.request_id for c in got] == ["a", "b", "a"]
+    assert [c.request_id for c in got] == ["a", "a"]
 
 
-@grade("a rejected submit must neither queue its request nor hold its id", "errors", timeout=5)
-def test_rejected_submit_leaves_no_trace(impl):
+def submit_rejected(impl, eng, got, *extra) -> None:
+    """Submit one request of each invalid kind, all with id "x", then `extra`; each must
+    raise ValueError, which the tests of rejection check: here only what is left matters."""
+    for bad in (impl.Request("x", [], 3), impl.Request("x", [1], -1),
+                impl.Request("x", [1], 3, stop_sequence=[]), *extra):
+        try:
+            eng.submit(bad, got.append)
+        except ValueError:
+            pass
+
+
+@grade("a rejected request must not be queued", "errors", timeout=5)
+def test_rejected_request_not_queued(impl):
     eng = impl.DecodingEngine(Budget(HashModel(), 50), 1)
     got = []
-    for bad in (impl.Request("x", [], 3), impl.Request("x", [1], -1),
-                impl.Request("x", [1], 3, stop_sequence=[])):
-        with pytest.raises(ValueError):
-            eng.submit(bad, got.append)
-    assert (eng.num_active, eng.num_waiting) == (0, 0)
+    eng.submit(impl.Request("w", [1], 3), got.append)
+    submit_rejected(impl, eng, got, impl.Request("w", [2], 3))  # w is waiting already
+    assert (eng.num_active, eng.num_waiting) == (0, 1)
+
+
+@grade("a rejected request must not hold its id", "errors", timeout=5)
+def test_rejected_request_holds_no_id(impl):
+    eng = impl.DecodingEngine(Budget(HashModel(), 50), 1)
+    got = []
+    submit_rejected(impl, eng, got)
     eng.submit(impl.Request("x", [1], 2), got.append)  # the id was never taken
     eng.run()
     assert [(c.request_id, len(c.tokens)) for c in got] == [("x", 2)]
 
 
-@grade("a model returning the wrong number of tokens must raise RuntimeError with both counts",
-       "errors", timeout=5)
-@pytest.mark.parametrize("extra", [-1, 2])
-def test_wrong_token_count(impl, extra):
-    def model_next(prefixes):
-        return [1] * (len(prefixes) + extra)
-
-    eng = impl.DecodingEngine(model_next, 3)
+def miscounting(impl, extra: int):
+    """Three requests over a model that answers len(prefixes) + extra tokens."""
+    eng = impl.DecodingEngine(lambda prefixes: [1] * (len(prefixes) + extra), 3)
     for i in range(3):
         eng.submit(impl.Request(i, [TAG + i], 5), lambda c: None)
+    return eng
+
+
+@grade("a model returning the wrong number of tokens must raise RuntimeError", "errors",
+       timeout=5)
+@pytest.mark.parametrize("extra", [-1, 2])
+def test_wrong_token_count(impl, extra):
+    with pytest.raises(RuntimeError):
+        miscounting(impl, extra).step()
+
+
+@grade("the RuntimeError must name the expected and the actual count", "errors", timeout=5)
+@pytest.mark.parametrize("extra", [-1, 2])
+def test_wrong_token_count_message(impl, extra):
     with pytest.raises(RuntimeError) as info:
-        eng.step()
+        miscounting(impl, extra).step()
     assert "3" in str(info.value) and str(3 + extra) in str(info.value)
 
 
@@ -263,8 +327,8 @@ def test_wrong_token_count(impl, extra):
 def test_tuple_tokens(impl):
     model = HashModel(vocab_size=30, seed=9)
     specs = [Spec(i, (TAG + i,), 4) for i in range(3)]
-    recorder = Recorder(lambda p: tuple(model(p)))
-    outcome = Outcome(impl.DecodingEngine(recorder, 2), specs, impl)
+    recorder = Recorder(model)
+    outcome = Outcome(impl.DecodingEngine(lambda p: tuple(recorder(p)), 2), specs, impl)
     outcome.run(max_steps=20)
     outcome.check_solo([solo(model, s) for s in specs])
     assert recorder.num_calls == ideal_schedule([4, 4, 4], 2)[0]

@@ -44,7 +44,7 @@ def test_random_mix_slot_log(impl, work):
     check_slot_log(slots.log, specs, solos, batch_size)
 
 
-@grade("decode calls on the slot model must equal ideal FIFO refill", "refill")
+@grade("decode calls and finishing steps must equal those of ideal FIFO refill", "refill")
 @given(workloads())
 def test_random_mix_call_count(impl, work):
     specs, batch_size, _ = work
@@ -63,20 +63,33 @@ def test_reused_slot_is_reset(impl):
     assert [(slot, prompt) for slot, prompt in slots.resets] == [(0, s.prompt) for s in specs]
 
 
+STOPPING = [Spec("A", (TAG,), 2, stop_sequence=(7, 8)),
+            Spec("B", (TAG + 1,), 3, stop_sequence=(7, 8)),
+            Spec("C", (TAG + 2,), 5, stop_token=2, stop_sequence=(1, 2)),
+            Spec("D", (TAG + 3,), 0),
+            Spec("E", (TAG + 4,), 3, stop_sequence=(5, 6))]
+
+
+def run_stopping(impl):
+    """Every stop rule over two slots; returns (outcome, slots, solos)."""
+    model = ScriptedModel({s.prompt: plan for s, plan in zip(
+        STOPPING, [[3, 7], [8, 6, 5], [1, 2], [], [1, 5, 6]], strict=True)})
+    return run_slots(impl, STOPPING, 2, model)
+
+
 @grade("the slot engine must keep every stop rule across refills", "stop_rules", timeout=5)
 def test_slot_engine_stop_rules(impl):
-    specs = [Spec("A", (TAG,), 2, stop_sequence=(7, 8)),
-             Spec("B", (TAG + 1,), 3, stop_sequence=(7, 8)),
-             Spec("C", (TAG + 2,), 5, stop_token=2, stop_sequence=(1, 2)),
-             Spec("D", (TAG + 3,), 0),
-             Spec("E", (TAG + 4,), 3, stop_sequence=(5, 6))]
-    model = ScriptedModel({s.prompt: plan for s, plan in zip(
-        specs, [[3, 7], [8, 6, 5], [1, 2], [], [1, 5, 6]], strict=True)})
-    outcome, slots, solos = run_slots(impl, specs, 2, model)
+    outcome, _, solos = run_stopping(impl)
     outcome.check_solo(solos)
     assert [(s.tokens, s.reason) for s in solos] == [
         ([3, 7], "length"), ([8, 6, 5], "length"), ([1], "stop"), ([], "length"), ([1], "stop")]
-    check_slot_log(slots.log, specs, solos, 2)
+
+
+@grade("a slot must be decoded only while its request runs, whatever stopped it", "slots",
+       timeout=5)
+def test_slot_engine_stopped_slots(impl):
+    _, slots, solos = run_stopping(impl)
+    check_slot_log(slots.log, STOPPING, solos, 2)
 
 
 @grade("batch_size below 1 must raise ValueError in the slot engine too", "errors", timeout=5)
