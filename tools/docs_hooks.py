@@ -152,12 +152,22 @@ def _selfcheck(meta: dict, lang: str) -> str:
 
 
 def _mistakes(name: str, lang: str) -> str:
+    """The kata's mutants, grouped under the level of the first rule each breaks (dozens per
+    kata once every rule has one), each mistake a fold with its diff."""
     kata = catalog.get(name)
-    parts = [TEXT[lang]["mistakes"], ""]
+    by_level: dict[int, list[mutants.Mutant]] = {}
     for mutant in mutants.load(kata):
-        planted = f" ({TEXT[lang]['planted']})" if mutant.planted else ""
-        parts.append(f'??? failure "{_title(mutant.mistake[lang])}{planted}"\n'
-                     + _indent(f"```diff\n{mutants.diff(kata, mutant)}```") + "\n")
+        levels = [int(r[1:r.index(".")]) for r in mutant.rules if r[:1] == "L" and "." in r]
+        by_level.setdefault(min(levels, default=0), []).append(mutant)
+    parts = [TEXT[lang]["mistakes"], ""]
+    for n in sorted(by_level):
+        if n:
+            title = kata.meta["levels"][n - 1]["title"][lang]
+            parts.append(f"**{TEXT[lang]['level'].format(n=n, title=title)}**\n")
+        for mutant in by_level[n]:
+            planted = f" ({TEXT[lang]['planted']})" if mutant.planted else ""
+            parts.append(f'??? failure "{_title(mutant.mistake[lang])}{planted}"\n'
+                         + _indent(f"```diff\n{mutants.diff(kata, mutant)}```") + "\n")
     return "\n".join(parts)
 
 
