@@ -1,4 +1,5 @@
-"""Shared pieces of the hidden suite: drain a queue, random operation lists, a backlog ledger.
+"""Shared pieces of the hidden suite: drain a queue, random operation lists, a backlog ledger
+and a replay of operations against it.
 
 Weights and prices drawn here are powers of two and tokens are integers, so every counter is an
 exact binary fraction and ties are exact whatever order an implementation adds things in.

@@ -274,7 +274,7 @@ class Run:
             assert len(q) == ledger.total()
 
 
-def replay(impl, config, script, *checks: str) -> None:
+def run_ops(impl, config, script, *checks: str) -> None:
     run = Run(impl, config, *checks)
     for op in [*script, *[("pop",)] * 40]:
         run.step(op)
@@ -285,7 +285,7 @@ def replay(impl, config, script, *checks: str) -> None:
 @settings(max_examples=60)
 @given(weights_and_prices(), vtc_ops())
 def test_lowest_counter_property(impl, config, script):
-    replay(impl, config, script, "pick")
+    run_ops(impl, config, script, "pick")
 
 
 @grade("a tenant's requests must be served in the order they were pushed", "virtual_counter",
@@ -293,7 +293,7 @@ def test_lowest_counter_property(impl, config, script):
 @settings(max_examples=60)
 @given(weights_and_prices(), vtc_ops())
 def test_fifo_property(impl, config, script):
-    replay(impl, config, script, "fifo")
+    run_ops(impl, config, script, "fifo")
 
 
 @grade("every serve must add the priced prompt tokens over the weight to the counter",
@@ -301,7 +301,7 @@ def test_fifo_property(impl, config, script):
 @settings(max_examples=60)
 @given(weights_and_prices(), vtc_ops())
 def test_serve_price_property(impl, config, script):
-    replay(impl, config, script, "serve")
+    run_ops(impl, config, script, "serve")
 
 
 @grade("every charge must add the priced output tokens over the weight to the counter",
@@ -309,7 +309,7 @@ def test_serve_price_property(impl, config, script):
 @settings(max_examples=60)
 @given(weights_and_prices(), vtc_ops())
 def test_charge_price_property(impl, config, script):
-    replay(impl, config, script, "charge")
+    run_ops(impl, config, script, "charge")
 
 
 @grade("len must count queued requests after any pushes and pops", "virtual_counter",
@@ -317,7 +317,7 @@ def test_charge_price_property(impl, config, script):
 @settings(max_examples=60)
 @given(weights_and_prices(), vtc_ops())
 def test_len_property(impl, config, script):
-    replay(impl, config, script, "len")
+    run_ops(impl, config, script, "len")
 
 
 def bursts():
@@ -327,7 +327,7 @@ def bursts():
                               st.integers(0, 5), st.integers(0, 6)), min_size=1, max_size=30)
 
 
-def replay_bursts(impl, config, script, check: str) -> None:
+def run_bursts(impl, config, script, check: str) -> None:
     run = Run(impl, config, check)
     for tenant, n, pops, out in script:
         for _ in range(n):
@@ -343,7 +343,7 @@ def replay_bursts(impl, config, script, check: str) -> None:
 @settings(max_examples=60)
 @given(weights_and_prices(), bursts())
 def test_lift_property(impl, config, script):
-    replay_bursts(impl, config, script, "lift")
+    run_bursts(impl, config, script, "lift")
 
 
 @grade("a push to a tenant already backlogged must not change its counter", "lift",
@@ -351,7 +351,7 @@ def test_lift_property(impl, config, script):
 @settings(max_examples=60)
 @given(weights_and_prices(), bursts())
 def test_no_lift_when_backlogged(impl, config, script):
-    replay_bursts(impl, config, script, "steady")
+    run_bursts(impl, config, script, "steady")
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
