@@ -19,6 +19,12 @@ def test_matches_pairwise_definition(impl, data):
     assert close(impl.roc_auc_score(y, s), pairwise_auc(y, s))
 
 
+@grade("the prompt's example must give 0.75", "pairs")
+def test_example(impl):
+    # Pairs (positive, negative): 0.35 beats 0.1 but not 0.4; 0.8 beats both: 3 of 4.
+    assert close(impl.roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), 0.75)
+
+
 @grade("tied scores must count one half", "ties")
 @given(samples(score=st.integers(0, 3)))
 def test_ties_count_half(impl, data):

@@ -1,4 +1,5 @@
-"""Shared pieces of the hidden suite: drain a queue, random operation lists, a backlog ledger.
+"""Shared pieces of the hidden suite: drain a queue, random operation lists, a backlog ledger
+and a replay of operations against it.
 
 Weights and prices drawn here are powers of two and tokens are integers, so every counter is an
 exact binary fraction and ties are exact whatever order an implementation adds things in.
@@ -54,15 +55,38 @@ class Ledger:
     def total(self) -> int:
         return sum(len(queue) for queue in self.queues.values())
 
-    def check_pop(self, got) -> tuple[object, int]:
-        """Work conservation and FIFO per tenant; return (tenant, size) of the served request."""
+    def check_conserving(self, got) -> None:
+        """pop() returns None exactly when nothing is queued (before the ledger takes `got`)."""
         if self.total() == 0:
             assert got is None, f"pop() on an empty queue returned {got!r}"
+        else:
+            assert got is not None, f"pop() returned None with {self.total()} requests queued"
+
+    def check_fifo(self, got) -> None:
+        """A served request is the earliest its tenant has queued (before the ledger takes it)."""
+        if got is not None and self.queues.get(got[0]):
+            head = self.queues[got[0]][0][0]
+            assert got[1] == head, f"{got[0]!r}: served {got[1]!r} before its earlier {head!r}"
+
+    def take(self, got) -> tuple[object, int]:
+        """Take a served request off the ledger; return (tenant, size), or (None, 0) for None."""
+        if got is None:
             return None, 0
-        assert got is not None, f"pop() returned None with {self.total()} requests queued"
         tenant, rid = got
-        queue = self.queues.get(tenant)
-        assert queue, f"pop() served {tenant!r}, which has nothing queued"
-        head, size = queue.popleft()
-        assert rid == head, f"{tenant!r}: served {rid!r} before its earlier request {head!r}"
-        return tenant, size
+        sizes = dict(self.queues.get(tenant, ()))
+        assert rid in sizes, f"pop() returned {got!r}, which is not queued"
+        self.queues[tenant].remove((rid, sizes[rid]))
+        return tenant, sizes[rid]
+
+
+def replay(q, ledger: Ledger, script: list, *, tail: int):
+    """Play ("push", tenant, size) and ("pop",) on `q`, then `tail` more pops; yield each operation
+    with the pop's result (None after a push), before the ledger takes a served request off."""
+    for op in [*script, *[("pop",)] * tail]:
+        if op[0] == "push":
+            ledger.push(q, op[1], op[2])
+            yield op, None
+        else:
+            got = q.pop()
+            yield op, got
+            ledger.take(got)

@@ -56,16 +56,13 @@ def test_golden_charges(impl):
 
 @grade("prices and weights must scale the counters exactly as specified", "charges", timeout=5)
 def test_golden_prices(impl):
-    q = impl.VirtualTokenCounter({"B": 2}, input_price=0.5, output_price=4)
-    q.push("A", "a1", 6)
-    assert q.pop() == ("A", "a1")           # A: 6 * 0.5 = 3
+    q = vtc(impl, [("A", "a1", 6), ("B", "b1", 8)], {"B": 2}, input_price=0.5, output_price=4)
+    assert q.pop() == ("A", "a1")           # tie at 0, A seen first. A: 6 * 0.5 = 3
     q.charge("A", 3)                        # A: 3 + 3 * 4 = 15
-    q.push("B", "b1", 8)                    # lifted to A's 15: nobody else is backlogged
-    assert q.counter("A") == 15 and q.counter("B") == 15
-    assert q.pop() == ("B", "b1")           # B: 15 + 8 * 0.5 / 2 = 17
-    q.charge("B", 1)                        # B: 17 + 1 * 4 / 2 = 19
+    assert q.pop() == ("B", "b1")           # B: 8 * 0.5 / 2 = 2
+    q.charge("B", 1)                        # B: 2 + 1 * 4 / 2 = 4
     q.charge("A", 0)
-    assert q.counter("A") == 15 and q.counter("B") == 19
+    assert q.counter("A") == 15 and q.counter("B") == 4
 
 
 @grade("a tenant that becomes backlogged must be lifted to the lowest backlogged counter",
@@ -92,19 +89,49 @@ def test_lift_to_minimum(impl):
     assert drain(q) == ["b4", "c1", "a3"]
 
 
+@grade("a tenant's counter must start at 0 when it is first seen", "lift", timeout=5)
+def test_counter_starts_at_zero(impl):
+    # a1 served: A 8, idle. B, backlogged since before, stays at 0, so C's first push is lifted
+    # to max(0, 0): the counters of idle tenants play no part.
+    q = vtc(impl, [("A", "a1", 8), ("B", "b1", 1), ("B", "b2", 1)])
+    assert q.counter("A") == 0
+    assert q.pop() == ("A", "a1")
+    q.push("C", "c1", 1)
+    assert q.counter("C") == 0
+
+
 @grade("with nobody else backlogged the lift must use the last served tenant's counter",
        "lift", timeout=5)
 def test_lift_to_last_served(impl):
     q = vtc(impl, [("A", "a1", 3)])
-    assert q.pop() == ("A", "a1")
-    q.charge("A", 1)                 # A: 3 + 2 = 5, charges count
+    assert q.pop() == ("A", "a1")    # A: 3, idle
+    q.push("B", "b1", 2)             # lifted to A's 3
+    assert q.counter("B") == 3
+    assert q.pop() == ("B", "b1")    # B: 5, the last served
+    q.push("A", "a2", 1)             # A lifted from 3 to 5
+    assert q.counter("A") == 5
+
+
+@grade("the lift to the last served tenant's counter must include its charges", "lift",
+       timeout=5)
+def test_lift_counts_charges(impl):
+    q = vtc(impl, [("A", "a1", 3)])
+    assert q.pop() == ("A", "a1")    # A: 3
+    q.charge("A", 1)                 # A: 3 + 2 = 5
     q.push("B", "b1", 1)
     assert q.counter("B") == 5
-    assert q.pop() == ("B", "b1")    # B: 6
-    q.charge("B", 15)                # B: 36, nothing queued: allowed
-    q.push("A", "a2", 1)             # last served is B: A lifted from 5 to 36
-    assert q.counter("A") == 36
-    assert q.pop() == ("A", "a2")    # A: 37
+
+
+@grade("a tenant that was itself served last must keep its counter when it pushes again",
+       "lift", timeout=5)
+def test_lift_self_keeps(impl):
+    q = vtc(impl, [("B", "b1", 1)])
+    assert q.pop() == ("B", "b1")    # B: 1
+    q.push("A", "a1", 1)             # lifted to B's 1
+    assert q.pop() == ("A", "a1")    # A: 2, served last
+    q.charge("B", 10)                # B: 21, idle
+    q.push("A", "a2", 1)             # nobody else backlogged, A served last: A keeps 2
+    assert q.counter("A") == 2
 
 
 @grade("the lift must never lower a counter", "lift", timeout=5)
@@ -118,6 +145,17 @@ def test_lift_never_lowers(impl):
     assert drain(q) == ["a2", "b2"]
 
 
+@grade("with nobody else backlogged the lift must never lower a counter", "lift", timeout=5)
+def test_lift_to_last_served_never_lowers(impl):
+    q = vtc(impl, [("A", "a1", 1)])
+    assert q.pop() == ("A", "a1")    # A: 1
+    q.push("B", "b1", 1)             # lifted to A's 1
+    assert q.pop() == ("B", "b1")    # B: 2, served last
+    q.charge("A", 10)                # A: 21, idle
+    q.push("A", "a2", 1)             # nobody else backlogged: max(21, B's 2) = 21
+    assert q.counter("A") == 21
+
+
 @grade("ties must go to the tenant whose first push came first", "virtual_counter", timeout=5)
 def test_ties_by_first_push(impl):
     q = vtc(impl, [("Z", "z1", 1), ("A", "a1", 1)])
@@ -128,17 +166,44 @@ def test_ties_by_first_push(impl):
     assert drain(q) == ["z2", "a2"]
 
 
-@grade("pop must return None on an empty queue and len must count queued requests",
-       "virtual_counter", timeout=5)
-def test_empty_and_len(impl):
+@grade("pop must return None when nothing is queued", "virtual_counter", timeout=5)
+def test_pop_empty(impl):
     q = impl.VirtualTokenCounter()
-    assert q.pop() is None and len(q) == 0
-    q.push("A", 1, 0)                # zero prompt tokens are allowed
-    q.push("B", 2, 3)
+    assert q.pop() is None
+    q.push("A", "a1", 3)
+    assert q.pop() == ("A", "a1")
+    assert q.pop() is None
+
+
+@grade("len must count queued requests", "virtual_counter", timeout=5)
+def test_len(impl):
+    q = vtc(impl, [("A", 1, 1), ("A", 2, 3), ("B", 3, 3)])
+    assert len(q) == 3
+    q.pop()
     assert len(q) == 2
-    assert sorted(drain(q)) == [1, 2] and len(q) == 0 and q.pop() is None
-    q.push("B", 1, 1)                # a served id may be used again
-    assert len(q) == 1
+    drain(q)
+    assert len(q) == 0
+
+
+@grade("zero prompt tokens must be accepted", "errors", timeout=5)
+def test_zero_prompt_tokens(impl):
+    q = vtc(impl, [("A", "a1", 0), ("B", "b1", 2)])
+    assert q.pop() == ("A", "a1") and q.counter("A") == 0
+
+
+@grade("zero output tokens must be accepted", "errors", timeout=5)
+def test_zero_output_tokens(impl):
+    q = vtc(impl, [("A", "a1", 2)])
+    q.charge("A", 0)
+    assert q.counter("A") == 0 and len(q) == 1
+
+
+@grade("a served request id may be pushed again", "errors", timeout=5)
+def test_served_id_reused(impl):
+    q = vtc(impl, [("A", 1, 1)])
+    assert q.pop() == ("A", 1)
+    q.push("B", 1, 1)
+    assert q.pop() == ("B", 1)
 
 
 def weights_and_prices():
@@ -154,76 +219,139 @@ def vtc_ops():
 
 
 class Run:
-    """Replays drawn operations on the implementation and checks every pop and every lift."""
+    """Replays drawn operations on the implementation, checking only what `checks` names:
+    "pick" (a pop serves the lowest backlogged counter), "fifo", "serve" and "charge" (the
+    counter grows by the priced tokens), "lift" (a push that makes a tenant backlogged),
+    "steady" (a push to a backlogged tenant changes nothing) and "len"."""
 
-    def __init__(self, impl, config):
+    def __init__(self, impl, config, *checks: str):
         weights, self.ip, self.op = config
         self.w = lambda t: weights.get(t, 1.0)
         self.q, self.ledger = impl.VirtualTokenCounter(weights, input_price=self.ip,
                                                        output_price=self.op), Ledger()
+        self.checks = set(checks)
         self.rank: dict = {}
         self.last = None
 
     def step(self, op) -> None:
-        q, ledger = self.q, self.ledger
+        q, ledger, check = self.q, self.ledger, self.checks.__contains__
         if op[0] == "push":
             tenant = op[1]
             own = q.counter(tenant) if tenant in self.rank else 0
             others = [q.counter(t) for t in ledger.backlogged() if t != tenant]
             self.rank.setdefault(tenant, len(self.rank))
             _, idle = ledger.push(q, tenant, op[2])
-            if idle:
+            if idle and check("lift"):
                 floor = min(others) if others else (
                     q.counter(self.last) if self.last is not None else own)
-                assert q.counter(tenant) >= floor
-                assert q.counter(tenant) == max(own, floor)
-            else:
-                assert q.counter(tenant) == own
+                assert q.counter(tenant) == max(own, floor), f"{tenant!r} lifted wrong"
+            if not idle and check("steady"):
+                assert q.counter(tenant) == own, f"a push to backlogged {tenant!r} moved it"
         elif op[0] == "charge":
             if op[1] in self.rank:
                 before = q.counter(op[1])
                 q.charge(op[1], op[2])
-                assert q.counter(op[1]) == before + op[2] * self.op / self.w(op[1])
+                if check("charge"):
+                    assert q.counter(op[1]) == before + op[2] * self.op / self.w(op[1])
         else:
             backlogged = ledger.backlogged()
             counters = {t: q.counter(t) for t in backlogged}
             got = q.pop()
-            tenant, tokens = ledger.check_pop(got)
+            if check("pick"):
+                ledger.check_conserving(got)
+            if check("fifo"):
+                ledger.check_fifo(got)
+            tenant, tokens = ledger.take(got)
             if tenant is None:
                 return
-            best = min(backlogged, key=lambda t: (counters[t], self.rank[t]))
-            assert tenant == best, f"served {tenant!r} at {counters[tenant]}, not {best!r}"
-            assert q.counter(tenant) == counters[tenant] + tokens * self.ip / self.w(tenant)
+            if check("pick"):
+                best = min(backlogged, key=lambda t: (counters[t], self.rank[t]))
+                assert tenant == best, f"served {tenant!r} at {counters[tenant]}, not {best!r}"
+            if check("serve"):
+                assert q.counter(tenant) == counters[tenant] + tokens * self.ip / self.w(tenant)
             self.last = tenant
-        assert len(q) == ledger.total()
+        if check("len"):
+            assert len(q) == ledger.total()
 
 
-@grade("every pop must serve a backlogged tenant with the lowest counter, in push order",
-       "virtual_counter", timeout=10)
-@settings(max_examples=60)
-@given(weights_and_prices(), vtc_ops())
-def test_lowest_counter_property(impl, config, script):
-    run = Run(impl, config)
+def run_ops(impl, config, script, *checks: str) -> None:
+    run = Run(impl, config, *checks)
     for op in [*script, *[("pop",)] * 40]:
         run.step(op)
 
 
-@grade("a returning tenant's counter must be lifted to no less than the others'", "lift",
+@grade("every pop must serve a backlogged tenant with the lowest counter", "virtual_counter",
        timeout=10)
 @settings(max_examples=60)
-@given(weights_and_prices(),
-       st.lists(st.tuples(st.sampled_from(TENANTS[:3]), st.integers(1, 4), st.integers(0, 5),
-                          st.integers(0, 6)), min_size=1, max_size=30))
-def test_lift_property(impl, config, bursts):
-    # Bursts: a tenant pushes n requests, some pops follow, with a charge to whoever was served.
-    run = Run(impl, config)
-    for tenant, n, pops, out in bursts:
+@given(weights_and_prices(), vtc_ops())
+def test_lowest_counter_property(impl, config, script):
+    run_ops(impl, config, script, "pick")
+
+
+@grade("a tenant's requests must be served in the order they were pushed", "virtual_counter",
+       timeout=10)
+@settings(max_examples=60)
+@given(weights_and_prices(), vtc_ops())
+def test_fifo_property(impl, config, script):
+    run_ops(impl, config, script, "fifo")
+
+
+@grade("every serve must add the priced prompt tokens over the weight to the counter",
+       "virtual_counter", timeout=10)
+@settings(max_examples=60)
+@given(weights_and_prices(), vtc_ops())
+def test_serve_price_property(impl, config, script):
+    run_ops(impl, config, script, "serve")
+
+
+@grade("every charge must add the priced output tokens over the weight to the counter",
+       "charges", timeout=10)
+@settings(max_examples=60)
+@given(weights_and_prices(), vtc_ops())
+def test_charge_price_property(impl, config, script):
+    run_ops(impl, config, script, "charge")
+
+
+@grade("len must count queued requests after any pushes and pops", "virtual_counter",
+       timeout=10)
+@settings(max_examples=60)
+@given(weights_and_prices(), vtc_ops())
+def test_len_property(impl, config, script):
+    run_ops(impl, config, script, "len")
+
+
+def bursts():
+    """A tenant pushes n requests, then some pops follow, each with a charge to whoever was
+    served: tenants keep going idle and coming back."""
+    return st.lists(st.tuples(st.sampled_from(TENANTS[:3]), st.integers(1, 4),
+                              st.integers(0, 5), st.integers(0, 6)), min_size=1, max_size=30)
+
+
+def run_bursts(impl, config, script, check: str) -> None:
+    run = Run(impl, config, check)
+    for tenant, n, pops, out in script:
         for _ in range(n):
             run.step(("push", tenant, 1 + out))
         for _ in range(pops):
             run.step(("pop",))
             if run.last is not None:
                 run.step(("charge", run.last, out))
+
+
+@grade("a tenant that becomes backlogged must be lifted to max(own, the lift's floor)", "lift",
+       timeout=10)
+@settings(max_examples=60)
+@given(weights_and_prices(), bursts())
+def test_lift_property(impl, config, script):
+    run_bursts(impl, config, script, "lift")
+
+
+@grade("a push to a tenant already backlogged must not change its counter", "lift",
+       timeout=10)
+@settings(max_examples=60)
+@given(weights_and_prices(), bursts())
+def test_no_lift_when_backlogged(impl, config, script):
+    run_bursts(impl, config, script, "steady")
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -276,21 +404,32 @@ def test_bad_price(impl, name, price):
         impl.VirtualTokenCounter({"A": 2}, **{name: price})
 
 
-@grade("integer weights and prices, and no weights at all, must be accepted", "errors",
-       timeout=5)
+@grade("integer weights and prices must be accepted", "errors", timeout=5)
 def test_good_numbers(impl):
-    q = impl.VirtualTokenCounter({"A": 3, "B": 0.25}, input_price=2, output_price=1)
-    q.push("A", "a", 3)
-    q.push("B", "b", 1)
-    q.push("C", "c", 0)
+    q = vtc(impl, [("A", "a", 3), ("B", "b", 1), ("C", "c", 0)], {"A": 3, "B": 0.25},
+            input_price=2, output_price=1)
     assert len(q) == 3
-    assert len(impl.VirtualTokenCounter(None)) == 0 and len(impl.VirtualTokenCounter({})) == 0
+
+
+@pytest.mark.parametrize("weights", [None, {}])
+@grade("without weights every tenant must weigh 1", "virtual_counter", timeout=5)
+def test_no_weights(impl, weights):
+    q = vtc(impl, [("A", "a", 3), ("B", "b", 1)], weights)
+    assert drain(q) == ["a", "b"] and q.counter("A") == 3 and q.counter("B") == 1
 
 
 @pytest.mark.parametrize("tokens", [-1, 1.0, 2.5, True, "2", None])
-@grade("prompt tokens that are not an int of at least 0 must raise ValueError and leave no trace",
-       "errors", timeout=5)
+@grade("prompt tokens that are not an int of at least 0 must raise ValueError", "errors",
+       timeout=5)
 def test_bad_prompt_tokens(impl, tokens):
+    q = impl.VirtualTokenCounter()
+    with pytest.raises(ValueError):
+        q.push("Z", "z", tokens)
+
+
+@pytest.mark.parametrize("tokens", [-1, 2.5])
+@grade("a push rejected for its token count must leave no trace", "errors", timeout=5)
+def test_bad_prompt_tokens_no_trace(impl, tokens):
     q = impl.VirtualTokenCounter()
     with pytest.raises(ValueError):
         q.push("Z", "z", tokens)
@@ -303,37 +442,60 @@ def test_bad_prompt_tokens(impl, tokens):
 
 
 @pytest.mark.parametrize("tokens", [-1, 1.0, False, "2", None])
-@grade("output tokens that are not an int of at least 0 must raise ValueError and leave no trace",
-       "errors", timeout=5)
+@grade("output tokens that are not an int of at least 0 must raise ValueError", "errors",
+       timeout=5)
 def test_bad_output_tokens(impl, tokens):
+    q = vtc(impl, [("A", "a", 2)])
+    with pytest.raises(ValueError):
+        q.charge("A", tokens)
+
+
+@pytest.mark.parametrize("tokens", [-1, 1.0])
+@grade("a rejected charge must change no counter", "errors", timeout=5)
+def test_bad_output_tokens_no_trace(impl, tokens):
     q = vtc(impl, [("A", "a", 2)])
     with pytest.raises(ValueError):
         q.charge("A", tokens)
     assert q.counter("A") == 0 and len(q) == 1
 
 
-@grade("a request id already queued, in any tenant, must raise ValueError and leave no trace",
-       "errors", timeout=5)
+@grade("a request id already queued, in any tenant, must raise ValueError", "errors", timeout=5)
 def test_duplicate_id(impl):
     q = vtc(impl, [("A", "r", 1)])
-    with pytest.raises(ValueError):
-        q.push("A", "r", 1)
+    for tenant in ("A", "B"):
+        with pytest.raises(ValueError):
+            q.push(tenant, "r", 1)
+
+
+@grade("a push rejected as a duplicate must leave no trace", "errors", timeout=5)
+def test_duplicate_id_no_trace(impl):
+    q = vtc(impl, [("A", "r", 1)])
     with pytest.raises(ValueError):
         q.push("B", "r", 1)
     with pytest.raises(KeyError):
-        q.counter("B")
+        q.counter("B")  # the rejected push did not make B seen
     assert len(q) == 1 and drain(q) == ["r"]
 
 
-@grade("charge or counter of a tenant never pushed must raise KeyError", "errors", timeout=5)
-def test_unknown_tenant(impl):
+@grade("charge of a tenant never pushed must raise KeyError", "errors", timeout=5)
+def test_charge_unknown_tenant(impl):
     q = vtc(impl, [("A", "a", 1)])
     with pytest.raises(KeyError):
         q.charge("B", 1)
+
+
+@grade("counter of a tenant never pushed must raise KeyError", "errors", timeout=5)
+def test_counter_unknown_tenant(impl):
+    q = vtc(impl, [("A", "a", 1)])
     with pytest.raises(KeyError):
         q.counter("B")
-    q.pop()
-    q.charge("A", 1)  # nothing queued: allowed, its requests may still be generating
+
+
+@grade("charging a tenant with nothing queued must be allowed", "charges", timeout=5)
+def test_charge_idle_tenant(impl):
+    q = vtc(impl, [("A", "a", 1)])
+    assert q.pop() == ("A", "a")
+    q.charge("A", 1)  # nothing queued: its requests may still be generating
     assert q.counter("A") == 3
 
 

@@ -1,5 +1,6 @@
 """Level 3: guaranteed shares, borrowing and reclaiming, admission control, a batching run."""
 
+import itertools
 import math
 import statistics
 
@@ -31,7 +32,33 @@ def test_guaranteed_shares(impl):
     assert [s.guaranteed(t) for t in "AB"] == [1, 6]
     s = sched(impl, 2, {"A": 1, "B": 1, "C": 1})       # 2/3 each: shares of 0
     assert [s.guaranteed(t) for t in "ABC"] == [0, 0, 0]
-    assert [s.running(t) for t in "ABC"] == [0, 0, 0]
+    for capacity, n in itertools.product(range(1, 7), range(1, 5)):
+        for ws in itertools.product(range(1, 5), repeat=n):
+            names = "ABCD"[:n]
+            s = sched(impl, capacity, dict(zip(names, ws, strict=True)))
+            assert [s.guaranteed(t) for t in names] == [capacity * w // sum(ws) for w in ws]
+
+
+@grade("guaranteed shares must divide by the sum of all weights, idle tenants' included",
+       "shares", timeout=5)
+def test_shares_count_idle_weights(impl):
+    # Shares 1, 1 and 2; C stays idle. a1 (A 10) and b1 (B 1) fill A's and B's shares, then B's
+    # lower counter borrows C's two slots. Shares over the busy tenants' weights alone (2 and 2)
+    # would give A's second request the last slot.
+    s = sched(impl, 4, {"A": 1, "B": 1, "C": 2})
+    push_all(s, [*[("A", f"a{i}", 10) for i in (1, 2, 3)], *[("B", f"b{i}", 1) for i in (1, 2, 3)]])
+    assert s.admit() == [("A", "a1"), ("B", "b1"), ("B", "b2"), ("B", "b3")]
+
+
+@grade("running must count the tenant's running requests", "shares", timeout=5)
+def test_running(impl):
+    s = sched(impl, 2, {"A": 1, "B": 1})
+    assert [s.running(t) for t in "AB"] == [0, 0]
+    push_all(s, [("A", "a1", 1), ("A", "a2", 1), ("A", "a3", 1)])
+    s.admit()
+    assert s.running("A") == 2 and s.running("B") == 0  # a3 waits: it does not run
+    s.complete("a1")
+    assert s.running("A") == 1
 
 
 @grade("an idle tenant's share must be lent to a tenant with queued work", "borrowing",
@@ -58,20 +85,48 @@ def test_zero_shares_borrow(impl):
 @grade("a slot that frees must go to a returning tenant below its share", "borrowing",
        timeout=5)
 def test_lent_share_comes_back(impl):
-    # A borrows all 4 slots (A at 4). B returns, lifted to A's 4. A tie at 4 would go to A
-    # (seen first), but B is below its share of 2.
+    # The prompt's example. A borrows all 4 slots (A at 4). B returns, lifted to A's 4. A tie at
+    # 4 would go to A (seen first), but B is below its share of 2.
     s = sched(impl, 4, {"A": 1, "B": 1})
     push_all(s, [("A", f"a{i}", 1) for i in range(1, 7)])
     assert len(s.admit()) == 4
     push_all(s, [("B", "b1", 1), ("B", "b2", 1)])
-    assert s.admit() == []  # nothing is preempted
     s.complete("a1")
-    assert s.running("A") == 3
     assert s.admit() == [("B", "b1")]
-    # A at 4, B at 5, both below their share of 2 with one slot each running: A (lower) first.
+
+
+@grade("a returning tenant must not preempt a borrower", "borrowing", timeout=5)
+def test_no_preemption(impl):
+    s = sched(impl, 4, {"A": 1, "B": 1})
+    push_all(s, [("A", f"a{i}", 1) for i in range(1, 7)])
+    s.admit()
+    s.push("B", "b1", 1)
+    assert s.admit() == [] and s.running("A") == 4 and s.running("B") == 0
+
+
+@grade("among tenants below their share the lowest counter must win", "borrowing", timeout=5)
+def test_lowest_counter_below_share(impl):
+    # Shares 1 and 3. The first admit gives a1 (A 1), b1 (B 1), then a2 (A 2) by borrowing.
+    # b2 is lifted to A's 2 (admitted last), a3 to B's 2, then a charge puts B at 8. Once a1 and
+    # a2 complete, A runs 0 of 1 and B 1 of 3: both below, and A's 2 beats B's 8, though B is
+    # further below its share.
+    s = sched(impl, 4, {"A": 1, "B": 3})
+    push_all(s, [("A", "a1", 1), ("A", "a2", 1), ("B", "b1", 1)])
+    s.admit()
+    push_all(s, [("B", "b2", 1), ("A", "a3", 1)])
+    s.charge("B", 3)
+    s.complete("a1")
     s.complete("a2")
-    s.complete("a3")
-    assert s.admit() == [("A", "a5"), ("B", "b2")]
+    assert s.admit() == [("A", "a3"), ("B", "b2")]
+
+
+@grade("admit must recount who is below its share after each admission", "shares", timeout=5)
+def test_recount_after_each_admission(impl):
+    # Shares 1 and 3. A's prompts are free, so A's counter stays 0 and would win every slot; but
+    # once a1 runs, A has its share and B, below its own, takes the three other slots.
+    s = sched(impl, 4, {"A": 1, "B": 3})
+    push_all(s, [*[("A", f"a{i}", 0) for i in (1, 2, 3)], *[("B", f"b{i}", 1) for i in (1, 2, 3)]])
+    assert s.admit() == [("A", "a1"), ("B", "b1"), ("B", "b2"), ("B", "b3")]
 
 
 @grade("a tenant below its share must get the slot even with a higher counter", "borrowing",
@@ -91,13 +146,12 @@ def test_counters_order_admissions(impl):
     # Capacity 1, shares 0. a1 (A 1); charge(A, 5) -> A 11; then B's two go first.
     s = sched(impl, 1, {"A": 1, "B": 1})
     push_all(s, [("A", "a1", 1), ("A", "a2", 1), ("B", "b1", 1), ("B", "b2", 1)])
-    assert s.admit() == [("A", "a1")]
+    order = s.admit()
     s.charge("A", 5)
-    order = []
-    for rid in ("a1", "b1", "b2"):
-        s.complete(rid)
+    for _ in range(3):  # one slot: complete the request admitted last, admit the next
+        s.complete(order[-1][1])
         order += s.admit()
-    assert order == [("B", "b1"), ("B", "b2"), ("A", "a2")]
+    assert order == [("A", "a1"), ("B", "b1"), ("B", "b2"), ("A", "a2")]
 
 
 @grade("a tenant that becomes backlogged must be lifted, counting admissions as service",
@@ -117,50 +171,142 @@ def test_lift_at_level3(impl):
     assert s.admit() == [("B", "b1")]
 
 
-@grade("complete must free a slot without admitting anything by itself", "shares", timeout=5)
-def test_complete_frees_only(impl):
-    s = sched(impl, 1, {"A": 1})
-    push_all(s, [("A", "a1", 1), ("A", "a2", 1)])
-    assert s.admit() == [("A", "a1")]
+@grade("with nobody waiting the lift must use the tenant admitted last, not completed last",
+       "shares", timeout=5)
+def test_lift_to_last_admitted(impl):
+    # Shares of 0. a1 (A 1) then b1 (B 4) are admitted; a1 completes last. C arrives with nobody
+    # waiting: lifted to B's 4, the counter of the tenant admitted last. b2 finds C waiting at 4:
+    # B stays at 4, and the tie goes to B, seen before C.
+    s = sched(impl, 2, {"A": 1, "B": 1, "C": 1})
+    push_all(s, [("A", "a1", 1), ("B", "b1", 4)])
+    assert s.admit() == [("A", "a1"), ("B", "b1")]
+    s.complete("b1")
     s.complete("a1")
-    assert s.running("A") == 0
-    assert s.admit() == [("A", "a2")] and s.running("A") == 1
-    s.complete("a2")
-    s.push("A", "a1", 1)  # a completed id may be used again
-    assert s.admit() == [("A", "a1")]
+    push_all(s, [("C", "c1", 1), ("B", "b2", 1)])
+    assert s.admit() == [("B", "b2"), ("C", "c1")]
 
 
-@grade("complete of a request that is not running must raise KeyError", "errors", timeout=5)
-def test_complete_not_running(impl):
-    s = sched(impl, 1, {"A": 1})
-    push_all(s, [("A", "a1", 1), ("A", "a2", 1)])
-    s.admit()
-    for rid in ("nobody", "a2"):  # never pushed; queued, not running
-        with pytest.raises(KeyError):
-            s.complete(rid)
+@grade("a tenant whose requests all run must be lifted when it pushes again", "shares",
+       timeout=5)
+def test_running_tenant_is_lifted(impl):
+    # One slot, shares of 0. a1 (A 1), then b1 (B 1) runs while a2 waits; a charge puts A at 5.
+    # B has nothing queued, so b2 makes it backlogged: lifted to A's 5. The tie goes to A.
+    s = sched(impl, 1, {"A": 1, "B": 1})
+    push_all(s, [("A", "a1", 1), ("A", "a2", 1), ("B", "b1", 1)])
+    assert s.admit() == [("A", "a1")]
     s.complete("a1")
-    with pytest.raises(KeyError):
-        s.complete("a1")  # already completed
+    assert s.admit() == [("B", "b1")]
+    s.charge("A", 2)
+    s.push("B", "b2", 1)
+    s.complete("b1")
     assert s.admit() == [("A", "a2")]
 
 
-@grade("QueueFull must hit only the tenant with max_queued requests waiting", "backpressure",
+@grade("the lift must ignore tenants that have requests running but none queued", "shares",
        timeout=5)
-def test_queue_full_per_tenant(impl):
+def test_lift_ignores_running_tenants(impl):
+    # Shares of 0. a1 (A 1) and b1 (B 8) run, nothing waits: C is lifted to B's 8, the tenant
+    # admitted last, not to A's 1. b2 then finds C waiting at 8; the tie goes to B.
+    s = sched(impl, 2, {"A": 1, "B": 1, "C": 1})
+    push_all(s, [("A", "a1", 1), ("B", "b1", 8)])
+    assert s.admit() == [("A", "a1"), ("B", "b1")]
+    push_all(s, [("C", "c1", 1), ("B", "b2", 1)])
+    s.complete("a1")
+    s.complete("b1")
+    assert s.admit() == [("B", "b2"), ("C", "c1")]
+
+
+@grade("complete must not admit anything by itself", "shares", timeout=5)
+def test_complete_admits_nothing(impl):
+    s = sched(impl, 1, {"A": 1})
+    push_all(s, [("A", "a1", 1), ("A", "a2", 1)])
+    s.admit()
+    s.complete("a1")
+    assert s.running("A") == 0
+
+
+@grade("complete must free the slot of a running request", "shares", timeout=5)
+def test_complete_frees_slot(impl):
+    s = sched(impl, 1, {"A": 1})
+    push_all(s, [("A", "a1", 1), ("A", "a2", 1)])
+    assert s.admit() == [("A", "a1")]
+    s.complete("a1")
+    assert s.admit() == [("A", "a2")] and s.running("A") == 1
+
+
+@grade("a completed request id may be pushed again", "errors", timeout=5)
+def test_completed_id_reused(impl):
+    s = sched(impl, 1, {"A": 1})
+    s.push("A", "a1", 1)
+    s.admit()
+    s.complete("a1")
+    s.push("A", "a1", 1)
+    assert s.admit() == [("A", "a1")]
+
+
+@grade("complete of an id never pushed must raise KeyError", "errors", timeout=5)
+def test_complete_never_pushed(impl):
+    s = sched(impl, 1, {"A": 1})
+    s.push("A", "a1", 1)
+    s.admit()
+    with pytest.raises(KeyError):
+        s.complete("nobody")
+
+
+@grade("complete of a request still queued must raise KeyError", "errors", timeout=5)
+def test_complete_queued(impl):
+    s = sched(impl, 1, {"A": 1})
+    push_all(s, [("A", "a1", 1), ("A", "a2", 1)])
+    s.admit()
+    with pytest.raises(KeyError):
+        s.complete("a2")
+
+
+@grade("complete of a request already completed must raise KeyError", "errors", timeout=5)
+def test_complete_twice(impl):
+    s = sched(impl, 1, {"A": 1})
+    s.push("A", "a1", 1)
+    s.admit()
+    s.complete("a1")
+    with pytest.raises(KeyError):
+        s.complete("a1")
+
+
+@grade("push must raise QueueFull when the tenant has max_queued requests waiting",
+       "backpressure", timeout=5)
+def test_queue_full(impl):
     s = sched(impl, 1, {"A": 1, "B": 1}, max_queued=2)
     push_all(s, [("A", "a1", 1), ("A", "a2", 1)])
     with pytest.raises(impl.QueueFull):
         s.push("A", "a3", 1)
-    push_all(s, [("B", "b1", 1), ("B", "b2", 1)])  # other tenants are unaffected
-    assert s.admit() == [("A", "a1")]
-    s.push("A", "a3", 1)  # a1 runs now: running requests do not count
+
+
+@grade("QueueFull must not affect other tenants", "backpressure", timeout=5)
+def test_queue_full_other_tenants(impl):
+    s = sched(impl, 1, {"A": 1, "B": 1}, max_queued=2)
+    push_all(s, [("A", "a1", 1), ("A", "a2", 1), ("B", "b1", 1), ("B", "b2", 1)])
+
+
+@grade("running requests must not count toward max_queued", "backpressure", timeout=5)
+def test_queue_full_ignores_running(impl):
+    s = sched(impl, 1, {"A": 1}, max_queued=2)
+    push_all(s, [("A", "a1", 1), ("A", "a2", 1)])
+    s.admit()
+    s.push("A", "a3", 1)  # a1 runs: a2 alone waits
+
+
+@grade("QueueFull must not lose the requests already queued", "backpressure", timeout=5)
+def test_queue_full_keeps_queue(impl):
+    s = sched(impl, 1, {"A": 1}, max_queued=2)
+    push_all(s, [("A", "a1", 1), ("A", "a2", 1)])
     with pytest.raises(impl.QueueFull):
-        s.push("A", "a4", 1)
+        s.push("A", "a3", 1)
     order = []
-    for rid in ("a1", "b1", "a2", "b2", "a3"):
-        s.complete(rid)
-        order += [r for _, r in s.admit()]
-    assert order == ["b1", "a2", "b2", "a3"]  # nothing lost, the rejected ones never queued
+    for _ in range(3):  # one slot: admit one, complete it, again
+        for _, rid in s.admit():
+            order.append(rid)
+            s.complete(rid)
+    assert order == ["a1", "a2"]
 
 
 @grade("a push rejected with QueueFull must leave no trace", "backpressure", timeout=5)
@@ -174,10 +320,36 @@ def test_queue_full_no_trace(impl):
     assert issubclass(impl.QueueFull, Exception)
 
 
-@grade("admissions must respect capacity and shares, lend idle shares and keep FIFO",
-       "shares", timeout=20)
-def test_random_runs(impl):
-    run_machine(impl)
+@grade("admit must never fill more than capacity slots", "shares", timeout=20)
+def test_random_runs_capacity(impl):
+    run_machine(impl, "capacity")
+
+
+@grade("a tenant below its share must be admitted before any borrower", "borrowing",
+       timeout=20)
+def test_random_runs_shares(impl):
+    run_machine(impl, "shares")
+
+
+@grade("admit must leave no slot free while requests wait", "borrowing", timeout=20)
+def test_random_runs_lending(impl):
+    run_machine(impl, "lending")
+
+
+@grade("admissions must keep each tenant's requests in push order", "shares", timeout=20)
+def test_random_runs_fifo(impl):
+    run_machine(impl, "fifo")
+
+
+@grade("push must raise QueueFull exactly when that tenant has max_queued waiting",
+       "backpressure", timeout=20)
+def test_random_runs_queue_full(impl):
+    run_machine(impl, "queue_full")
+
+
+@grade("running must count each tenant's running requests in any run", "shares", timeout=20)
+def test_random_runs_running(impl):
+    run_machine(impl, "running")
 
 
 # The flood run: capacity 8, weights 1 and 1 (shares 4 and 4), default prices 1 and 2. The heavy
@@ -237,28 +409,66 @@ def test_bad_price(impl, name, price):
         impl.FairScheduler(2, {"A": 1}, max_queued=1, **{name: price})
 
 
-@pytest.mark.parametrize("tokens", [-1, 2.0, True, "1", None])
-@grade("bad token counts must raise ValueError and leave no trace", "errors", timeout=5)
-def test_bad_tokens(impl, tokens):
+BAD_TOKENS = [-1, 2.0, True, "1", None]
+
+
+@pytest.mark.parametrize("tokens", BAD_TOKENS)
+@grade("bad prompt token counts must raise ValueError", "errors", timeout=5)
+def test_bad_prompt_tokens(impl, tokens):
     s = sched(impl, 1, {"A": 1}, max_queued=1)
     with pytest.raises(ValueError):
         s.push("A", "a", tokens)
-    s.push("A", "a", 0)  # neither the id nor the queue slot was taken
+
+
+@pytest.mark.parametrize("tokens", [-1, 2.0])
+@grade("a push rejected for its token count must take no queue slot and no id", "errors",
+       timeout=5)
+def test_bad_prompt_tokens_no_trace(impl, tokens):
+    s = sched(impl, 1, {"A": 1}, max_queued=1)
+    with pytest.raises(ValueError):
+        s.push("A", "a", tokens)
+    s.push("A", "a", 0)
     assert s.admit() == [("A", "a")]
+
+
+@pytest.mark.parametrize("tokens", BAD_TOKENS)
+@grade("bad output token counts must raise ValueError", "errors", timeout=5)
+def test_bad_output_tokens(impl, tokens):
+    s = sched(impl, 1, {"A": 1}, max_queued=1)
+    s.push("A", "a", 1)
     with pytest.raises(ValueError):
         s.charge("A", tokens)
 
 
-@grade("a request id already queued or running must raise ValueError", "errors", timeout=5)
-def test_duplicate_ids(impl):
+@grade("pushing an id that is still queued must raise ValueError", "errors", timeout=5)
+def test_duplicate_queued_id(impl):
     s = sched(impl, 1, {"A": 1, "B": 1})
     push_all(s, [("A", "run", 1), ("A", "wait", 1)])
-    assert s.admit() == [("A", "run")]
-    for tenant, rid in (("A", "run"), ("B", "run"), ("A", "wait"), ("B", "wait")):
+    s.admit()
+    for tenant in ("A", "B"):
         with pytest.raises(ValueError):
-            s.push(tenant, rid, 1)
+            s.push(tenant, "wait", 1)
+
+
+@grade("pushing an id that is running must raise ValueError", "errors", timeout=5)
+def test_duplicate_running_id(impl):
+    s = sched(impl, 1, {"A": 1, "B": 1})
+    s.push("A", "run", 1)
+    s.admit()
+    for tenant in ("A", "B"):
+        with pytest.raises(ValueError):
+            s.push(tenant, "run", 1)
+
+
+@grade("a push refused for a running id must leave no trace", "errors", timeout=5)
+def test_duplicate_running_id_no_trace(impl):
+    s = sched(impl, 1, {"A": 1, "B": 1})
+    s.push("A", "run", 1)
+    s.admit()
+    with pytest.raises(ValueError):
+        s.push("B", "run", 1)
     s.complete("run")
-    assert s.admit() == [("A", "wait")] and s.running("B") == 0
+    assert s.admit() == [] and s.running("B") == 0
 
 
 @grade("a tenant not named in weights must raise KeyError", "errors", timeout=5)
