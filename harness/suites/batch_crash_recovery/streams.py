@@ -87,15 +87,13 @@ def check_streams(client: StreamClient, specs: list[Spec], max_attempts: int) ->
         assert client.events[last][0] == "done", f"{s.rid!r} got a token after on_done"
 
 
-def check_log(client: StreamClient, specs: list[Spec]) -> None:
-    """Every reset loads the prompt plus exactly the tokens already delivered; every token is
-    delivered right after the decode that made it, before the slot model is called again."""
+def check_reloads(client: StreamClient, specs: list[Spec]) -> None:
+    """Every reset loads the prompt plus exactly the tokens already delivered."""
     by_tag = {s.prompt[0]: s for s in specs}
-    log = client.slots.log
     delivered: dict = {}
     events = iter(client.events)
     pending = next(events, None)
-    for j, entry in enumerate(log):
+    for j, entry in enumerate(client.slots.log):
         while pending is not None and pending[3] <= j:
             if pending[0] == "token":
                 delivered.setdefault(pending[1], []).append(pending[2])
@@ -105,13 +103,17 @@ def check_log(client: StreamClient, specs: list[Spec]) -> None:
             assert entry[2] == (*s.prompt, *delivered.get(s.rid, [])), (
                 f"{s.rid!r} was loaded with {list(entry[2])}, not its prompt plus the "
                 f"{len(delivered.get(s.rid, []))} tokens already delivered")
+
+
+def check_delivery(client: StreamClient) -> None:
+    """Every token is delivered right after the decode that made it, before the slot model is
+    called again, and each decode delivers one token per slot it was given."""
+    log = client.slots.log
+    counts: dict = {}
     for e in client.events:
         if e[0] == "token":
             assert e[3] > 0 and log[e[3] - 1][0] == "decode", (
                 f"a token of {e[1]!r} was delivered after another slot-model call")
-    counts: dict = {}
-    for e in client.events:
-        if e[0] == "token":
             counts[e[3]] = counts.get(e[3], 0) + 1
     for j, entry in enumerate(log):
         if entry[0] == "decode":

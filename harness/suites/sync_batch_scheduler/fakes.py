@@ -147,13 +147,39 @@ def submit_in_order(scheduler, requests: list, start_depth: int = 0) -> list[Cal
     return callers
 
 
+def hold_full_batch(scheduler, rec: Recorder, size: int) -> list[Caller]:
+    """Submit `size` requests, a full batch when max_batch_size == size: it leaves at once and
+    the gated `rec` holds it running, so the worker is busy until `rec.release()`."""
+    callers = [Caller(scheduler, f"x{i}") for i in range(size)]
+    rec.wait_calls(1)
+    return callers
+
+
+def sleep_until(moment: float) -> None:
+    """Sleep until time.monotonic() reaches `moment`: a lower bound on elapsed time, however
+    slow the machine."""
+    while (left := moment - time.monotonic()) > 0:
+        time.sleep(left)
+
+
 def close_soon(scheduler, timeout: float = WAIT_S) -> None:
-    """close() on a helper thread, so a close that never returns fails instead of hanging."""
-    thread = threading.Thread(target=scheduler.close, daemon=True)
+    """close() on a helper thread, so a close that never returns fails instead of hanging; a
+    close that raises fails with its exception."""
+    raised: list[BaseException] = []
+
+    def close() -> None:
+        try:
+            scheduler.close()
+        except BaseException as exc:  # noqa: BLE001 - reported to the test, not swallowed
+            raised.append(exc)
+
+    thread = threading.Thread(target=close, daemon=True)
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
         raise AssertionError("close() never returned")
+    if raised:
+        raise AssertionError(f"close() raised {raised[0]!r}")
 
 
 @contextlib.contextmanager
