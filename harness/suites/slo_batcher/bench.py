@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import random
+import shutil
 import time
 from collections import deque
 from pathlib import Path
@@ -114,8 +115,11 @@ def serve(batcher, jobs: list[tuple[int, float]], seed: int) -> dict[str, float]
 
 def shrinking_reference():
     """The reference with its mutant late_batch_shrunk applied: the variant the prompt rejects."""
-    kata = catalog.get("slo_batcher")
-    return load_module(mutants.materialise(kata, "late_batch_shrunk"), "slo_batcher_shrinking")
+    path = mutants.materialise(catalog.get("slo_batcher"), "late_batch_shrunk")
+    try:
+        return load_module(path, "slo_batcher_shrinking")
+    finally:
+        shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def policies(impl, shrinking) -> dict[str, object]:

@@ -214,7 +214,7 @@ def test_len_counts_queued(impl):
 
 @grade("a cost other than LinearCost must be used through run_ms", "budget", timeout=5)
 def test_any_cost(impl):
-    b = batcher(impl, cost=TableCost({1: 10, 2: 11, 3: 30}))
+    b = batcher(impl, cost=TableCost({1: 10, 2: 11, 3: 30, 4: 31, 5: 32, 6: 33, 7: 34, 8: 35}))
     b.add("a", 0)
     assert b.next_dispatch_time() == 40
     b.add("b", 1)
