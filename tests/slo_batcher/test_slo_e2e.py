@@ -76,4 +76,5 @@ def test_the_quick_benchmark_tells_the_story_of_the_docs(reference):
         assert violations(load, "deadline, LinearCost") < 1
         assert float(rows[(load, "deadline, LinearCost")][6]) > 25  # p50: it spends its budget
     assert violations("90%", "reference, late batches shrunk") > 50  # collapses
+    assert all(float(r[-1]) <= 100 for r in table.rows)  # one worker runs one batch at a time
     assert any("µs" in note for note in table.notes)

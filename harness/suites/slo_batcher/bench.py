@@ -67,26 +67,30 @@ class FixedWait:
         self.batches += 1
         self.busy = True
 
-    def _advance_and_plan(self, now: float) -> None:
+    def _advance(self, now: float) -> None:
+        """A timer that expired while the worker was free fires at its own time."""
         timer = self.next_dispatch_time()
         if timer is not None and timer <= now:
             self._send(timer)
-        if not self.busy and len(self.queue) >= self.max_batch:
+
+    def _plan(self, now: float) -> None:
+        timer = self.next_dispatch_time()
+        if timer is not None and (timer <= now or len(self.queue) >= self.max_batch):
             self._send(now)
 
     def add(self, request_id, now: float) -> None:
-        self._advance_and_plan(now)
+        self._advance(now)
         self.queue.append((request_id, now))
-        self._advance_and_plan(now)
+        self._plan(now)
 
     def poll(self, now: float) -> list[Batch]:
-        self._advance_and_plan(now)
+        self._advance(now)
         sent, self.sent = self.sent, []
         return sent
 
     def complete(self, batch_id: int, now: float) -> None:
         self.busy = False
-        self._advance_and_plan(now)
+        self._plan(now)  # the oldest may have waited past max_wait_ms behind the busy worker
 
 
 def arrivals(load: float, n: int, seed: int) -> list[tuple[int, float]]:
