@@ -35,6 +35,12 @@ STRAGGLER = frame([
     (4, 150, 300, 300, 312, 2, "gpu"),
 ])
 
+# High load: full batches of four, each running 36 ms; nobody waits long for company.
+BIG_BATCHES = frame([
+    *[(i, i, 4, 4, 40, 0, "g0") for i in range(4)],
+    *[(4 + i, 50 + i, 54, 54, 90, 1, "g0") for i in range(4)],
+])
+
 # Two workers, both busy until 45 and 46: batch 2 is dispatched at 15 and waits for g1.
 QUEUEING = frame([
     (0, 0, 5, 5, 45, 0, "g0"),
@@ -69,6 +75,22 @@ def test_low_load_tail(impl):
         100.0: {"e2e_p99": 49.9, "tail": 1, "linger": 36, "queue": 0, "run": 14,
                 "cause": "linger"},
     })
+
+
+@grade("window statistics of a trace of big batches must match the figures worked by hand",
+       "windows", timeout=10)
+def test_big_batches_stats(impl):
+    # Each window holds one batch of four, arriving 4, 3, 2 and 1 ms before its dispatch.
+    row = {"requests": 4, "utilisation": 36 / 50, "batch_size_mean": 4,
+           "linger_p50": 2.5, "linger_p99": 3 + 0.97 * 1, "queue_p50": 0, "queue_p99": 0,
+           "run_p50": 36, "run_p99": 36, "e2e_p50": 38.5, "e2e_p99": 39 + 0.97 * 1}
+    same(impl.window_stats(BIG_BATCHES, 50), {0.0: row, 50.0: row})
+
+
+@grade("the tail of a trace of big batches must be blamed on run", "attribution", timeout=10)
+def test_big_batches_tail(impl):
+    row = {"e2e_p99": 39.97, "tail": 1, "linger": 4, "queue": 0, "run": 36, "cause": "run"}
+    same(impl.attribute_tail(BIG_BATCHES, 50), {0.0: row, 50.0: row})
 
 
 @grade("window statistics of a trace with a straggler must match the figures worked by hand",
