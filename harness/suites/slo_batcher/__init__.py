@@ -1,0 +1,1 @@
+"""Hidden suite of the slo_batcher kata."""
