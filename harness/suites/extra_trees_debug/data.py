@@ -131,6 +131,46 @@ def one_useful_feature(seed: int, d: int, varying: int, n: int = 40) -> tuple[np
 
 def two_clusters(n: int = 20) -> tuple[np.ndarray, np.ndarray]:
     """n rows at x = 0 labelled 0 and n at x = 1 labelled 1: every tree splits them at a
-    threshold uniform in [0, 1) into two pure leaves, so x = 0.5 goes either way, about half
-    the time each."""
+    threshold uniform in [0, 1) into two pure leaves, so a point x in (0, 1) goes left in the
+    trees whose threshold is at least x."""
     return np.repeat([[0.0], [1.0]], n, axis=0), np.repeat([0, 1], n)
+
+
+BETWEEN_CLUSTERS = np.linspace(0.0, 1.0, 1001)[1:-1, None]
+
+
+def hundredths_problem(shares: np.ndarray) -> str | None:
+    """What, if anything, shows that `shares` (at the points BETWEEN_CLUSTERS, the share of the
+    trees of two_clusters() that send each point left) do not come from 100 trees: with 100
+    trees they are whole hundredths, and between them the points see every count from 0 to 100,
+    so the counts have no common factor (10 trees give multiples of 10, 200 trees halves)."""
+    counts = np.asarray(shares) * 100
+    if not np.allclose(counts, np.round(counts), atol=1e-6):
+        return f"shares {counts[:5] / 100}... are not whole hundredths"
+    factor = np.gcd.reduce(np.round(counts).astype(int))
+    return None if factor == 1 else f"the counts out of 100 are all multiples of {factor}"
+
+
+# ----- eight cells: every combination of three binary features, with its own class counts -----
+
+CELLS = np.array([[a, b, c] for a in (0.0, 1.0) for b in (0.0, 1.0) for c in (0.0, 1.0)])
+# Found by search: whichever features a depth-2 tree splits on, its four leaves (two cells each)
+# get four different class frequencies, so equal probabilities mean one leaf.
+CELL_COUNTS = [[6, 4, 4], [2, 2, 1], [1, 1, 2], [5, 4, 6], [4, 4, 6], [5, 4, 4], [4, 6, 2],
+               [5, 5, 1]]
+
+
+def eight_cells() -> tuple[np.ndarray, np.ndarray]:
+    """The rows of CELLS, cell i repeated with CELL_COUNTS[i] rows of classes 0, 1 and 2."""
+    X = np.repeat(CELLS, [sum(c) for c in CELL_COUNTS], axis=0)
+    y = np.concatenate([np.repeat([0, 1, 2], c) for c in CELL_COUNTS])
+    return X, y
+
+
+def soft_beats_hard_vote() -> tuple[np.ndarray, np.ndarray]:
+    """One feature at 0 (10 rows of "A"), 7 (9 "A", 1 "B") and 10 (10 "B"). A stump splits at a
+    threshold uniform in [0, 10): 7 out of 10 trees put x = 7 in the leaf {7, 10} (45% "A"), the
+    rest in {0, 7} (95% "A"). The averaged probability of "A" at x = 7 is about 0.6, while most
+    trees vote "B"."""
+    X = np.repeat([0.0, 7.0, 7.0, 10.0], [10, 9, 1, 10])[:, None]
+    return X, np.repeat(["A", "A", "B", "B"], [10, 9, 1, 10])

@@ -10,13 +10,16 @@ from hypothesis import strategies as st
 from harness.marks import level
 
 from .data import (
+    BETWEEN_CLUSTERS,
     accuracy,
     blobs,
     datasets,
     forest_settings,
     gini,
+    hundredths_problem,
     noisy_stumps,
     rings,
+    soft_beats_hard_vote,
     stump_sides,
     two_clusters,
 )
@@ -30,34 +33,74 @@ def examples(n: int):
     return settings(max_examples=n, phases=[Phase.explicit, Phase.generate])
 
 
-@grade("predict_proba must give one row per sample, values in [0, 1], rows summing to 1",
-       hint="proba")
-@examples(20)
-@given(datasets(), forest_settings, st.integers(1, 6))
-def test_probabilities(impl, data, params, n_test):
+def proba_on_training_and_new_rows(impl, data, params, n_test):
+    """A forest's predict_proba on its training rows and n_test new ones, and its labels."""
     X, y = data
     model = impl.ExtraTreesClassifier(**params).fit(X, y)
     rng = np.random.default_rng(n_test)
-    X_test = np.vstack([X, rng.uniform(-4, 4, (n_test, X.shape[1]))])
-    proba = model.predict_proba(X_test)
-    assert proba.shape == (len(X_test), len(np.unique(y)))
+    return model.predict_proba(np.vstack([X, rng.uniform(-4, 4, (n_test, X.shape[1]))])), y
+
+
+@grade("predict_proba must give one row per sample and one column per class", hint="proba")
+@examples(20)
+@given(datasets(), forest_settings, st.integers(1, 6))
+def test_probability_shape(impl, data, params, n_test):
+    proba, y = proba_on_training_and_new_rows(impl, data, params, n_test)
+    assert proba.shape == (len(y) + n_test, len(np.unique(y)))
+
+
+@grade("predict_proba must give values in [0, 1], each row summing to 1", hint="proba")
+@examples(20)
+@given(datasets(), forest_settings, st.integers(1, 6))
+def test_probabilities(impl, data, params, n_test):
+    proba, _ = proba_on_training_and_new_rows(impl, data, params, n_test)
     assert np.all(proba >= 0) and np.all(proba <= 1 + 1e-12)
     assert np.allclose(proba.sum(axis=1), 1.0)
 
 
-@grade("predict must return labels from classes_, each one a most probable class", hint="labels")
+LABELS = np.array([3, 7, 11, 20])
+
+
+def fitted_on_labels(impl, data, params):
+    """A forest fitted on the labels 3, 7, 11 and 20 in place of 0..3, and those labels."""
+    X, y = data
+    labels = LABELS[y]
+    return impl.ExtraTreesClassifier(**params).fit(X, labels), X, labels
+
+
+@grade("classes_ must hold the sorted distinct training labels", hint="labels")
 @examples(20)
 @given(datasets(), forest_settings)
-def test_predictions_are_most_probable_labels(impl, data, params):
-    X, y = data
-    labels = np.array([3, 7, 11, 20])[y]
-    model = impl.ExtraTreesClassifier(**params).fit(X, labels)
+def test_classes(impl, data, params):
+    model, _, labels = fitted_on_labels(impl, data, params)
     assert list(model.classes_) == sorted(set(labels.tolist()))
-    pred, proba = model.predict(X), model.predict_proba(X)
+
+
+@grade("predict must return one label from classes_ per row", hint="labels")
+@examples(20)
+@given(datasets(), forest_settings)
+def test_predictions_are_labels(impl, data, params):
+    model, X, _ = fitted_on_labels(impl, data, params)
+    pred = model.predict(X)
     assert pred.shape == (len(X),)
+    assert np.all(np.isin(pred, model.classes_))
+
+
+@grade("predict must return a most probable class of predict_proba", hint="labels")
+@examples(20)
+@given(datasets(), forest_settings)
+def test_predictions_are_most_probable(impl, data, params):
+    model, X, _ = fitted_on_labels(impl, data, params)
+    pred, proba = model.predict(X), model.predict_proba(X)
     columns = np.searchsorted(model.classes_, pred)
-    assert np.all(model.classes_[columns] == pred)
     assert np.allclose(proba[np.arange(len(X)), columns], proba.max(axis=1))
+
+
+@grade("predict must follow the averaged probabilities, not a majority of the trees' votes",
+       hint="labels")
+def test_soft_vote(impl):
+    model = impl.ExtraTreesClassifier(max_depth=1, random_state=0).fit(*soft_beats_hard_vote())
+    assert list(model.predict([[7.0]])) == ["A"]
 
 
 @grade("predict must return the caller's labels (3, 7, 11 or strings), not column indices",
@@ -70,6 +113,20 @@ def test_caller_labels(impl, names):
     assert list(named.classes_) == names
     # Renaming sorted labels (0, 1, 2 -> names) must rename the predictions and nothing else.
     assert list(named.predict(X)) == [names[c] for c in codes.predict(X)]
+
+
+def is_bool(value) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
+@grade("boolean labels must come back as booleans", hint="labels")
+def test_boolean_labels(impl):
+    X, y = blobs(0, 300, classes=2)
+    codes = impl.ExtraTreesClassifier(n_estimators=10, random_state=0).fit(X, y)
+    flags = impl.ExtraTreesClassifier(n_estimators=10, random_state=0).fit(X, y == 1)
+    pred = list(flags.predict(X))
+    assert list(flags.classes_) == [False, True] and all(map(is_bool, flags.classes_))
+    assert pred == [c == 1 for c in codes.predict(X)] and all(map(is_bool, pred))
 
 
 @grade("fully grown trees must reproduce every training label exactly", hint="stopping")
@@ -98,8 +155,10 @@ def test_trees_differ(impl):
 @given(datasets(), forest_settings)
 def test_same_seed_same_forest(impl, data, params):
     X, y = data
-    first = impl.ExtraTreesClassifier(**params).fit(X, y).predict_proba(X)
-    second = impl.ExtraTreesClassifier(**params).fit(X, y).predict_proba(X)
+    # New points: fully grown trees agree on their training rows whatever their thresholds.
+    X_new = np.random.default_rng(0).uniform(-1e3, 1e3, (50, X.shape[1]))
+    first = impl.ExtraTreesClassifier(**params).fit(X, y).predict_proba(X_new)
+    second = impl.ExtraTreesClassifier(**params).fit(X, y).predict_proba(X_new)
     assert np.array_equal(first, second)
 
 
@@ -140,6 +199,14 @@ def test_shifted_features(impl):
     assert mean_accuracy(impl.ExtraTreesClassifier, "blobs", shift=1000.0) >= FLOORS["blobs"]
 
 
+@grade("thresholds must be drawn uniformly between a node's min and max", hint="thresholds")
+def test_uniform_thresholds(impl):
+    # x goes left in the trees whose threshold, uniform in [0, 1), is at least x: 1 - x of them.
+    model = impl.ExtraTreesClassifier(n_estimators=400, random_state=0).fit(*two_clusters())
+    shares = model.predict_proba([[0.25], [0.5], [0.75]])[:, 0]
+    assert np.allclose(shares, [0.75, 0.5, 0.25], atol=0.15), shares  # 6 standard deviations
+
+
 @grade("a split that chips a few pure rows off a node must not beat a useful split",
        hint="impurity")
 def test_chip_off_splits_lose(impl):
@@ -174,9 +241,7 @@ def test_stump_takes_the_best_gini_split(impl):
 
 @grade("the default forest must have 100 trees, as scikit-learn's", hint="randomness")
 def test_default_number_of_trees(impl):
-    # Each tree sends 0.5 to a pure leaf, so its probabilities count trees in 1/100ths.
-    votes = impl.ExtraTreesClassifier(random_state=0).fit(*two_clusters()) \
-        .predict_proba([[0.5]])[0] * 100
-    assert np.allclose(votes, np.round(votes), atol=1e-6) and 0.5 < votes[0] < 99.5, (
-        f"predict_proba([[0.5]]) * 100 = {votes}; expected whole numbers of trees out of 100, "
-        "some voting each way")
+    shares = impl.ExtraTreesClassifier(random_state=0).fit(*two_clusters()) \
+        .predict_proba(BETWEEN_CLUSTERS)[:, 0]
+    problem = hundredths_problem(shares)
+    assert problem is None, problem

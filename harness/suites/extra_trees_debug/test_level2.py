@@ -1,38 +1,56 @@
 """Level 2: hyper-parameters, awkward inputs and bad input."""
 
+import itertools
+
 import numpy as np
 import pytest
 
 from harness.marks import level
 
-from .data import accuracy, blobs, one_useful_feature
+from .data import CELLS, accuracy, blobs, eight_cells, one_useful_feature
 
 grade = level(2)
 
 
+def four_rows_proba(impl, min_samples_split: int) -> np.ndarray:
+    X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]
+    return impl.ExtraTreesClassifier(n_estimators=5, min_samples_split=min_samples_split,
+                                     random_state=0).fit(X, y).predict_proba(X)
+
+
 @grade("a node holding exactly min_samples_split rows must be split", hint="stopping")
 def test_min_samples_split_boundary(impl):
-    X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]
-    split = impl.ExtraTreesClassifier(n_estimators=5, min_samples_split=4, random_state=0) \
-        .fit(X, y).predict_proba(X)
+    split = four_rows_proba(impl, 4)
     assert not np.allclose(split[0], split[3])  # 4 rows: the root splits
-    leaf = impl.ExtraTreesClassifier(n_estimators=5, min_samples_split=5, random_state=0) \
-        .fit(X, y).predict_proba(X)
-    assert np.allclose(leaf, 0.5)  # fewer than 5 rows: the root is a leaf
 
 
-@grade("max_depth must bound every tree's depth, and trees must grow down to it", hint="stopping")
+@grade("a node holding fewer than min_samples_split rows must be a leaf", hint="stopping")
+def test_min_samples_split_leaf(impl):
+    assert np.allclose(four_rows_proba(impl, 5), 0.5)  # fewer than 5 rows: the root is a leaf
+
+
+def leaves_of_single_trees(impl, depth: int) -> list[int]:
+    """Distinct leaf values of six single trees of max_depth `depth`, over their training rows;
+    the labels are random, so nodes stay impure down to the limit."""
+    rng = np.random.default_rng(depth)
+    X, y = rng.normal(size=(300, 3)), rng.integers(0, 6, 300)
+    return [len(np.unique(impl.ExtraTreesClassifier(
+        n_estimators=1, max_depth=depth, max_features=None, random_state=seed).fit(X, y)
+        .predict_proba(X).round(12), axis=0)) for seed in range(6)]
+
+
+@grade("max_depth must bound every tree's depth (at most 2^max_depth leaves)", hint="stopping")
 @pytest.mark.parametrize("depth", [1, 2, 3])
 def test_max_depth(impl, depth):
-    rng = np.random.default_rng(depth)
-    X, y = rng.normal(size=(300, 3)), rng.integers(0, 6, 300)  # random labels: nodes stay impure
-    leaves = []  # distinct leaf values of single trees, over the training rows
-    for seed in range(6):
-        tree = impl.ExtraTreesClassifier(n_estimators=1, max_depth=depth, max_features=None,
-                                         random_state=seed).fit(X, y)
-        leaves.append(len(np.unique(tree.predict_proba(X).round(12), axis=0)))
-    # At most 2^depth leaves; and more than 2^(depth - 1), so the last level was grown.
-    assert max(leaves) <= 2**depth and max(leaves) > 2 ** (depth - 1), leaves
+    leaves = leaves_of_single_trees(impl, depth)
+    assert max(leaves) <= 2**depth, leaves
+
+
+@grade("trees must grow down to max_depth (more than 2^(max_depth - 1) leaves)", hint="stopping")
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_max_depth_reached(impl, depth):
+    leaves = leaves_of_single_trees(impl, depth)
+    assert max(leaves) > 2 ** (depth - 1), leaves
 
 
 @grade("a label column of shape (n, 1) must train the same forest as a 1-D label array",
@@ -82,18 +100,40 @@ def test_all_features_constant(impl):
     X, y = np.ones((6, 3)), ["b", "a", "a", "b", "a", "a"]
     model = impl.ExtraTreesClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert np.allclose(model.predict_proba([[1, 1, 1], [5, -5, 0]]), [[2 / 3, 1 / 3]] * 2)
+
+
+@grade("a node whose features are all constant must predict its most frequent label",
+       hint="features")
+def test_all_features_constant_predict(impl):
+    X, y = np.ones((6, 3)), ["b", "a", "a", "b", "a", "a"]
+    model = impl.ExtraTreesClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert list(model.predict([[1, 1, 1]])) == ["a"]
 
 
-@grade("values one float step apart must still be split, and a value equal to the threshold "
-       "must go left", hint="thresholds")
-@pytest.mark.parametrize("low", [1.0, 1e16, -3.5, 0.0])
-def test_adjacent_floats(impl, low):
+LOWS = [1.0, 1e16, -3.5, 0.0]
+
+
+def adjacent_floats(impl, low: float):
+    """A forest on the values low (class 0) and high (class 1), one float step apart, and high.
+    Every threshold in [low, high) is low itself, so the rows at low are ties that go left."""
     high = np.nextafter(low, np.inf)
     X, y = np.array([[low], [high], [low], [high], [high]]), np.array([0, 1, 0, 1, 1])
-    model = impl.ExtraTreesClassifier(n_estimators=5, random_state=0).fit(X, y)
-    assert np.array_equal(model.predict(X), y)
-    assert np.allclose(model.predict_proba([[low], [high]]), [[1, 0], [0, 1]])
+    return impl.ExtraTreesClassifier(n_estimators=5, random_state=0).fit(X, y), high
+
+
+@grade("values one float step apart must still be split", hint="thresholds")
+@pytest.mark.parametrize("low", LOWS)
+def test_adjacent_floats(impl, low):
+    model, high = adjacent_floats(impl, low)
+    below = np.nextafter(low, -np.inf)  # left of every threshold, tie or not
+    assert np.allclose(model.predict_proba([[below], [high]]), [[1, 0], [0, 1]])
+
+
+@grade("a value equal to the threshold must go left", hint="thresholds")
+@pytest.mark.parametrize("low", LOWS)
+def test_threshold_ties_go_left(impl, low):
+    model, _ = adjacent_floats(impl, low)
+    assert np.allclose(model.predict_proba([[low]]), [[1, 0]])
 
 
 def stump_accuracy(impl, max_features) -> float:
@@ -110,14 +150,19 @@ def stump_accuracy(impl, max_features) -> float:
         for seed in range(24)]))
 
 
-@grade("max_features must set how many features a node compares: 1 means one, 1.0 and None "
-       "mean all", hint="features")
-def test_max_features(impl):
-    every = [stump_accuracy(impl, m) for m in (None, 1.0, 16)]
+# A stump that sees feature 0 scores 0.75 on average; one that does not, 0.5.
+@grade("max_features=1 must make a node compare one feature", hint="features")
+def test_max_features_one(impl):
     one = stump_accuracy(impl, 1)
-    # A stump that sees feature 0 scores 0.75 on average; one that does not, 0.5.
-    assert min(every) >= 0.65, every
     assert one <= 0.6, one
+
+
+@grade("max_features of None, 1.0 or n_features must make a node compare all features",
+       hint="features")
+@pytest.mark.parametrize("max_features", [None, 1.0, 16])
+def test_max_features_all(impl, max_features):
+    every = stump_accuracy(impl, max_features)
+    assert every >= 0.65, every
 
 
 STUMPS = 30
@@ -211,13 +256,24 @@ FIT_ERRORS = [
 ]
 
 
-@grade("fit must raise ValueError for bad data or hyper-parameters", hint="errors")
-@pytest.mark.parametrize("X, y, params", [c[1:] for c in FIT_ERRORS],
-                         ids=[c[0] for c in FIT_ERRORS])
+@pytest.mark.parametrize(
+    "X, y, params",
+    [pytest.param(*case, id=what, marks=grade(f"fit must raise ValueError for {what}", "errors"))
+     for what, *case in FIT_ERRORS])
 def test_fit_errors(impl, X, y, params):
     model = impl.ExtraTreesClassifier(**{"n_estimators": 2, **params})  # checked in fit
     with pytest.raises(ValueError):
         model.fit(X, y)
+
+
+@grade("a ValueError must say what was wrong", hint="errors")
+@pytest.mark.parametrize("X, y, params", [c[1:] for c in FIT_ERRORS],
+                         ids=[c[0] for c in FIT_ERRORS])
+def test_error_messages(impl, X, y, params):
+    try:
+        impl.ExtraTreesClassifier(**{"n_estimators": 2, **params}).fit(X, y)
+    except ValueError as exc:
+        assert str(exc).strip(), "the ValueError has no message"
 
 
 PREDICT_ERRORS = [
@@ -226,12 +282,15 @@ PREDICT_ERRORS = [
     ("three features instead of two", [[0.0, 1.0, 2.0]]),
     ("one feature instead of two", [[0.0]]),
     ("X 1-D", [0.0, 1.0]),
+    ("no samples", np.empty((0, 2))),
 ]
 
 
-@grade("predict and predict_proba must raise ValueError for bad X", hint="errors")
-@pytest.mark.parametrize("X", [c[1] for c in PREDICT_ERRORS], ids=[c[0] for c in PREDICT_ERRORS])
 @pytest.mark.parametrize("method", ["predict", "predict_proba"])
+@pytest.mark.parametrize(
+    "X", [pytest.param(X, id=what, marks=grade(
+        f"predict and predict_proba must raise ValueError for {what}", "errors"))
+        for what, X in PREDICT_ERRORS])
 def test_predict_errors(impl, X, method):
     model = impl.ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X4, Y4)
     with pytest.raises(ValueError):
@@ -243,3 +302,21 @@ def test_predict_errors(impl, X, method):
 def test_predict_before_fit(impl, method):
     with pytest.raises(ValueError):
         getattr(impl.ExtraTreesClassifier(), method)(X4)
+
+
+def unsplit_features(impl, seed: int) -> set[int]:
+    """The features one depth-2 tree, drawing one candidate per node, leaves unsplit: each of its
+    leaves holds two cells of CELLS, which differ in one feature."""
+    X, y = eight_cells()
+    proba = impl.ExtraTreesClassifier(n_estimators=1, max_depth=2, max_features=1,
+                                      random_state=seed).fit(X, y).predict_proba(CELLS).round(12)
+    return {int(f) for i, j in itertools.combinations(range(len(CELLS)), 2)
+            if np.array_equal(proba[i], proba[j]) for f in np.flatnonzero(CELLS[i] != CELLS[j])}
+
+
+@grade("nodes of one level must draw their candidate features independently", hint="features")
+def test_candidates_drawn_per_node(impl):
+    # The two children of the root each draw one of the two features the root did not use: about
+    # half the trees split them on different features, which leaves two features unsplit.
+    unsplit = [unsplit_features(impl, seed) for seed in range(30)]
+    assert any(len(features) == 2 for features in unsplit), unsplit

@@ -13,6 +13,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import is_bool_dtype, is_datetime64_any_dtype, is_numeric_dtype
+
+
+def kind(column: pd.Series) -> str:
+    """The kind of values a column holds, as a pipeline reads them."""
+    if is_bool_dtype(column):
+        return "booleans"
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return "categories"
+    if is_datetime64_any_dtype(column):
+        return "dates"
+    return "numbers" if is_numeric_dtype(column) else "text"
 
 
 def differs(old: pd.Series, new: pd.Series) -> np.ndarray:
@@ -33,6 +45,7 @@ class Copy:
     kept: int  # of those, rows still in the copy
     moved: list[str]  # time or key values that changed: none may
     stayed: list[str]  # values at or after the cut that did not change: none may
+    retyped: list[str]  # columns whose kind of values changed: none may
 
 
 def read_copy(df: pd.DataFrame, copy: pd.DataFrame, number: int, time: str,
@@ -67,11 +80,16 @@ def read_copy(df: pd.DataFrame, copy: pd.DataFrame, number: int, time: str,
             stayed.append(f"call {number} (cut {cut}) left {c!r} ({df[c].dtype}) as it was at "
                           f"index {rows[0]}: {shared.at[rows[0], c]!r}; every row at or after "
                           "the cut needs a different value")
-    return Copy(number, cut, int(after.sum()), int((after & kept).sum()), moved, stayed)
+    retyped = [f"call {number} (cut {cut}) turned {c!r} from {kind(df[c])} into "
+               f"{kind(copy[c])}" for c in df.columns if kind(copy[c]) != kind(df[c])]
+    return Copy(number, cut, int(after.sum()), int((after & kept).sum()), moved, stayed,
+                retyped)
 
 
-def record(impl, df: pd.DataFrame, pipeline, *, time: str, keys: tuple[str, ...]) -> list[Copy]:
-    """Runs the detector with a pipeline that keeps every frame it is given; reads each back."""
+def record(impl, df: pd.DataFrame, pipeline, *, time: str,
+           keys: tuple[str, ...]) -> list[Copy | None]:
+    """Runs the detector with a pipeline that keeps every frame it is given; reads each back,
+    in the order of the calls (None for a call on df itself)."""
     frames = []
 
     def recording(frame):
@@ -79,5 +97,4 @@ def record(impl, df: pd.DataFrame, pipeline, *, time: str, keys: tuple[str, ...]
         return pipeline(frame)
 
     impl.find_leaky_columns(recording, df, time=time, keys=keys)
-    copies = [read_copy(df, f, n, time, keys) for n, f in enumerate(frames, 1)]
-    return [c for c in copies if c is not None]
+    return [read_copy(df, f, n, time, keys) for n, f in enumerate(frames, 1)]

@@ -14,6 +14,7 @@ from .oracle import (
     assert_frames_close,
     column,
     count_windows,
+    expected,
     features,
     first_call,
     frames,
@@ -91,18 +92,27 @@ def test_unsorted_rows_keep_their_order(impl):
     assert same(column(out, "mean", 5), [50.0, 1.0, 2.0, nan, nan])
 
 
+def with_gaps():
+    return frame([("a", 0, 2), ("a", 1, nan), ("a", 2, 6), ("a", 3, nan), ("a", 4, 0)])
+
+
 @grade("missing values must be skipped and must not count toward min_periods", "missing",
        timeout=5)
 def test_missing_values_skipped(impl):
-    df = frame([("a", 0, 2), ("a", 1, nan), ("a", 2, 6), ("a", 3, nan), ("a", 4, 0)])
+    df = with_gaps()
     out = features(impl, df, 2, min_periods=2)
     # Row 4's window holds days 2 and 3: only one usable value, fewer than min_periods.
     assert same(column(out, "mean", 2), [nan, nan, nan, nan, nan])
     out = features(impl, df, 3, min_periods=2)
     assert same(column(out, "mean", 3), [nan, nan, nan, 4.0, nan])
     assert same(column(out, "max", 3), [nan, nan, nan, 6.0, nan])
-    out = features(impl, df, 2, min_periods=1)
-    # "The last 2 rows" count the missing ones: row 2 sees days 0 and 1, only day 0 is usable.
+
+
+@grade("rows with a missing value must still count among the last w rows", "missing",
+       timeout=5)
+def test_missing_values_take_window_slots(impl):
+    out = features(impl, with_gaps(), 2, min_periods=1)
+    # Row 4 sees days 2 and 3 (6 and a gap), not the last two usable values (2 and 6).
     assert same(column(out, "mean", 2), [nan, 2.0, 2.0, 6.0, 6.0])
 
 
@@ -114,22 +124,56 @@ def test_min_periods(impl):
     assert same(column(out, "min", 3), [nan, nan, 1.0, 1.0])
 
 
+def eight_values(impl):
+    return features(impl, frame([("a", k, v) for k, v in enumerate([2, 4, 4, 4, 5, 5, 7, 9, 0])]),
+                    8)
+
+
 @grade("std must be the sample standard deviation (ddof = 1)", "stats", timeout=5)
 def test_sample_std(impl):
-    df = frame([("a", k, v) for k, v in enumerate([2, 4, 4, 4, 5, 5, 7, 9, 0])])
-    out = features(impl, df, 8)
-    assert math.isclose(column(out, "std", 8)[8], math.sqrt(32 / 7), rel_tol=1e-9)
+    assert math.isclose(column(eight_values(impl), "std", 8)[8], math.sqrt(32 / 7), rel_tol=1e-9)
+
+
+@grade("the std of a single value must be NaN (its other stats are not)", "stats", timeout=5)
+def test_single_value_std(impl):
+    out = eight_values(impl)
     assert math.isnan(column(out, "std", 8)[1]), "the std of a single value must be NaN"
     assert same(column(out, "min", 8)[1:3], [2.0, 2.0])
 
 
-@grade("columns must be named value_stat_window, in the order of stats", "output", timeout=5)
+@grade("columns must be named value_stat_window", "output", timeout=5)
 def test_column_names(impl):
-    df = frame([("a", 0, 1), ("a", 1, 2)])
-    out = features(impl, df, 3, stats=("max", "mean"))
-    assert list(out.columns) == ["amount_max_3", "amount_mean_3"]
-    out = features(impl, df, 2)
+    out = features(impl, frame([("a", 0, 1), ("a", 1, 2)]), 2)
     assert list(out.columns) == [f"amount_{s}_2" for s in STATS]
+
+
+@grade("columns must come in the order of stats", "output", timeout=5)
+def test_column_order(impl):
+    out = features(impl, frame([("a", 0, 1), ("a", 1, 2)]), 3, stats=("max", "mean"))
+    assert list(out.columns) == ["amount_max_3", "amount_mean_3"]
+
+
+@grade("every feature column must hold floats, also for an int value column", "output",
+       timeout=5)
+def test_float_columns(impl):
+    df = frame([("a", 0, 1), ("a", 1, 2), ("a", 2, 5)])
+    df["amount"] = df["amount"].astype("int64")
+    out = features(impl, df, 2)
+    assert all(out[c].dtype.kind == "f" for c in out.columns), dict(out.dtypes)
+
+
+@grade("rolling_features called without stats and min_periods must give the four stats, "
+       "min_periods=1", "output", timeout=5)
+def test_defaults(impl):
+    df = frame([("a", 0, 1), ("a", 1, 2), ("a", 2, 5), ("b", 2, 7)])
+    out = impl.rolling_features(df, entity="entity", time="time", value="amount", window=2)
+    assert_frames_close(out, expected(df, 2))
+
+
+@grade("the prompt's example (one user, window=2) must come out as shown", "ties", timeout=5)
+def test_prompt_example(impl):
+    df = frame([("u", 0, 10), ("u", 1, 20), ("u", 1, 30), ("u", 2, 40), ("u", 4, 50)])
+    assert same(column(features(impl, df, 2), "mean", 2), [nan, 10.0, 10.0, 25.0, 35.0])
 
 
 @grade("df must not be modified", "inputs", timeout=5)
@@ -140,11 +184,19 @@ def test_df_untouched(impl):
     pd.testing.assert_frame_equal(df, copy)
 
 
-@grade("a count window must work with a numeric time column and any column names", "inputs",
-       timeout=5)
-def test_numeric_time_and_other_names(impl):
-    df = pd.DataFrame({"user": [7, 7, 8, 7], "step": [30, 10, 5, 20], "x": [1, 2, 3, 4]})
-    out = impl.rolling_features(df, entity="user", time="step", value="x", window=1,
+@grade("a count window must work with a numeric time column", "inputs", timeout=5)
+def test_numeric_time(impl):
+    df = pd.DataFrame({"entity": [7, 7, 8, 7], "time": [30, 10, 5, 20],
+                       "amount": [1.0, 2.0, 3.0, 4.0]})
+    assert same(column(features(impl, df, 1), "mean", 1), [4.0, nan, nan, 2.0])
+
+
+@grade("the entity, time and value columns must be the ones named, whatever their names",
+       "inputs", timeout=5)
+def test_other_names(impl):
+    df = pd.DataFrame({"user": [7, 7, 8, 7], "when": [day(3), day(1), day(0), day(2)],
+                       "x": [1, 2, 3, 4], "amount": [0, 0, 0, 0], "time": [day(0)] * 4})
+    out = impl.rolling_features(df, entity="user", time="when", value="x", window=1,
                                 stats=("mean",))
     assert list(out.columns) == ["x_mean_1"]
     assert same(out["x_mean_1"].tolist(), [4.0, nan, nan, 2.0])

@@ -14,6 +14,8 @@ from .pipelines import (
     TYPED_CLEAN,
     TYPED_LEAKY,
     event_log,
+    from_keys,
+    label_first,
     own_value,
     point_in_time_mean,
     typed_log,
@@ -66,7 +68,7 @@ def test_leaves_clean_pipeline(impl, pipeline, df):
 
 def copies(impl):
     """Every changed copy of TYPED that the detector passes to build_features, read back."""
-    found = record(impl, TYPED, point_in_time_mean, time="time", keys=KEYS)
+    found = [c for c in record(impl, TYPED, point_in_time_mean, time="time", keys=KEYS) if c]
     assert found, ("find_leaky_columns(...) called build_features with df itself only; "
                    "expected changed copies too")
     return found
@@ -77,6 +79,20 @@ def copies(impl):
 def test_copies_change_every_later_value(impl):
     stayed = [line for copy in copies(impl) for line in copy.stayed]
     assert not stayed, "\n".join(stayed[:5])
+
+
+@grade("a changed copy must keep each column's kind of values (numbers, booleans, categories, "
+       "dates, text)", "change", timeout=20)
+def test_copies_keep_kinds_of_values(impl):
+    retyped = [line for copy in copies(impl) for line in copy.retyped]
+    assert not retyped, "\n".join(retyped[:5])
+
+
+@grade("build_features must be called on df itself once", "detect", timeout=20)
+def test_called_on_df_once(impl):
+    calls = record(impl, TYPED, point_in_time_mean, time="time", keys=KEYS)
+    assert calls.count(None) == 1, (
+        f"{calls.count(None)} of the {len(calls)} calls of build_features got df itself")
 
 
 @grade("a changed copy must keep its time and key columns as they were", "clean", timeout=20)
@@ -93,6 +109,16 @@ def test_cuts_cover_first_and_last(impl):
     assert len(cuts) >= 5 and first in cuts and last in cuts, (
         f"cuts read from the changed copies: {[str(c) for c in cuts]}; expected at least 5, "
         f"{first} and {last} among them")
+
+
+@grade("the cuts must be spread over df's timestamps: no stretch of half of them without one",
+       "cut", timeout=20)
+def test_cuts_spread(impl):
+    times = np.sort(TYPED["time"].unique())
+    ranks = sorted({int(np.searchsorted(times, copy.cut)) for copy in copies(impl)})
+    between = np.diff([-1, *ranks, len(times)]) - 1  # timestamps between two cuts, or an end
+    assert between.max() < len(times) / 2, (
+        f"cuts at positions {ranks} of {len(times)} distinct timestamps")
 
 
 @grade("about half of the rows at or after a cut must be deleted", "drop", timeout=20)
@@ -118,6 +144,29 @@ def test_renamed_time_column(impl):
     for pipeline, leaky in ((own_value, ["label"]), (point_in_time_mean, [])):
         assert impl.find_leaky_columns(build_features=renamed(pipeline), df=df, time=name,
                                        keys=KEYS) == leaky
+
+
+@grade("leaky columns must come back in the order build_features returns them", "output",
+       timeout=20)
+def test_order_of_leaky_columns(impl):
+    assert detect(impl, label_first) == ["label", "amount_centered_3"]
+
+
+@grade("keys must default to none: every column but time is then changed", "detect",
+       timeout=20)
+def test_keys_default(impl):
+    def of_keys(df):
+        return from_keys(df)[["is_web", "entity_web"]]
+    assert impl.find_leaky_columns(of_keys, DF, time="time") == ["is_web", "entity_web"]
+
+
+@grade("the detector must leave NumPy's global random state as it was", "seed", timeout=20)
+def test_global_random_state_untouched(impl):
+    np.random.seed(11)
+    expected = np.random.random()
+    np.random.seed(11)
+    detect(impl, point_in_time_mean)
+    assert np.random.random() == expected
 
 
 @grade("the same seed must give the same result, whatever the global random state", "seed",
