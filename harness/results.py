@@ -110,7 +110,7 @@ def gate(run: KataRun) -> str:
     """Why later levels do not count yet, and how they did: levels are passed in order."""
     counts = {lvl: pt for lvl, pt in run.level_counts().items() if lvl != EXAMPLES}
     blocked = sorted(lvl for lvl in counts if lvl > run.best_level + 1)
-    if run.import_error or not blocked:
+    if run.import_error or not blocked or run.best_level + 1 not in counts:  # a filtered run
         return ""
     names = f"Level {blocked[0]}" if len(blocked) == 1 else f"Levels {blocked[0]}–{blocked[-1]}"
     verb = "counts" if len(blocked) == 1 else "count"

@@ -197,6 +197,40 @@ def test_taking_a_block_evicts_its_entry(impl):
     assert bm.allocate("a", a) == 0
 
 
+@grade("a block append_token takes for a new block must lose its cache entry", "eviction",
+       timeout=5)
+def test_append_evicts_a_new_blocks_entry(impl):
+    # block_size 2, 4 blocks. a=[1,2,3] registers block 0; free -> queue 2,3,1,0. x grows one
+    # token at a time and takes 2, 3, 1, then 0 for its seventh token: [1,2] must go. Once x
+    # is freed, a prompt [1,2,3] finds nothing cached (block 0 holds x's lone last token).
+    bm = caching(4, 2, impl)
+    bm.allocate("a", [1, 2, 3])
+    bm.free("a")
+    bm.allocate("x", [7])
+    for _ in range(6):
+        bm.append_token("x", 7)
+    assert bm.block_table("x") == [2, 3, 1, 0]
+    bm.free("x")
+    assert bm.allocate("b", [1, 2, 3]) == 0
+
+
+@grade("a block append_token takes for a copy must lose its cache entry", "eviction",
+       timeout=5)
+def test_append_evicts_a_copys_entry(impl):
+    # block_size 2, 4 blocks. a=[1,2,3] registers block 0; free -> queue 2,3,1,0. p=[5] takes 2
+    # and c forks it; q=[6,6,6] takes 3 and 1. c's append copies its shared, half-full block
+    # into the front block, 0: [1,2] must go. q's blocks are then enough for [1,2,3], uncached.
+    bm = caching(4, 2, impl)
+    bm.allocate("a", [1, 2, 3])
+    bm.free("a")
+    bm.allocate("p", [5])
+    bm.fork("p", "c")
+    bm.allocate("q", [6, 6, 6])
+    assert bm.append_token("c", 5) == (2, 0)
+    bm.free("q")
+    assert bm.allocate("b", [1, 2, 3]) == 0
+
+
 @grade("taking a duplicate block must leave the entry of the block it duplicates",
        "eviction", timeout=5)
 def test_duplicate_does_not_evict_original(impl):
