@@ -168,10 +168,14 @@ def interview_problems(meta: dict, rules: list, rules_path: str) -> list[str]:
     found = []
     levels = meta.get("levels", [])
     for n, level in enumerate(levels, start=1):
-        found += _bilingual(f"Level {n}: brief", level.get("brief"), str)
+        if "brief" not in level:
+            found.append(f"Level {n} has no brief yet (brief.en and brief.zh-TW in kata.toml)")
+        else:
+            found += _bilingual(f"Level {n}: brief", level["brief"], str)
     for i, q in enumerate(meta.get("questions", [])):
         if not isinstance(q.get("level"), int):
-            found.append(f"question {q.get('id', i + 1)!r} has no level")
+            found.append(f"question {q.get('id', i + 1)!r} has no level (`level = N` in "
+                         "kata.toml)")
     if not rules:
         return found + [f"no rule map yet ({rules_path}): which rules the briefs and questions "
                         "cover cannot be checked until it exists"]
