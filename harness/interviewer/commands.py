@@ -117,10 +117,11 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
             lang: str = typer.Option("en", "--lang", help="en or zh-TW"),
             html_file: Path = HtmlOpt,
             yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
-    """The script: a sheet per level, the follow-ups and the rubric (asks, and records it).
+    """The script: briefs, answers, hints, mistakes.
 
-    It holds the answers, the hints and the classic mistakes, so looking at it counts as a
-    reveal in your progress, like `kata solution`, until you have passed the kata."""
+    A sheet per level, then the follow-ups and the rubric. It holds the answers, the hints
+    and the classic mistakes, so looking at it counts as a reveal in your progress, like
+    `kata solution`, until you have passed the kata."""
     lang = _lang(lang)
     try:
         kata = catalog.get(name)
@@ -149,8 +150,10 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
 @interviewer.command("watch")
 def watch_(lang: str = LangOpt, kata: str = KataOpt,
            interval: float = typer.Option(watch.INTERVAL, hidden=True)) -> None:
-    """Follow the open pair session live (a second terminal): every submit with its failing
-    hidden tests and the likely mistakes, the hints and answers logged. Ctrl-C stops."""
+    """Follow the open pair session live.
+
+    In a second terminal: every submit with its failing hidden tests and the likely mistakes,
+    the hints and answers logged. Ctrl-C stops watching; the session is not touched."""
     lang = _lang(lang)
     with _guard():
         sessions, session, lang = _open_pair(lang, kata)
@@ -176,7 +179,9 @@ def _live(session: Session, lang: str) -> None:
 def hint(category: str = typer.Argument(..., metavar="CATEGORY",
                                         help="the hint category, as the script names it"),
          lang: str = LangOpt, kata: str = KataOpt) -> None:
-    """Log a hint you gave (the nudge first, then the pointer), counted as in solo mode."""
+    """Log a hint you gave (counted).
+
+    The nudge first, then the pointer, counted as in solo mode."""
     lang = _lang(lang)
     with _guard():
         sessions, session, lang = _open_pair(lang, kata)
@@ -206,7 +211,9 @@ def answered(which: list[str] = typer.Argument(..., metavar="N...",
                                                help="question numbers as the script gives "
                                                     "them, or their ids"),
              lang: str = LangOpt, kata: str = KataOpt) -> None:
-    """Log the clarifying questions you answered, counted as in solo mode."""
+    """Log the questions you answered (counted).
+
+    Counted as in solo mode."""
     lang = _lang(lang)
     with _guard():
         sessions, session, lang = _open_pair(lang, kata)
@@ -245,10 +252,11 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
                                            help="it was not (the default; undoes --covered)"),
           notes: str = typer.Option(None, "--notes", help="free notes for the candidate"),
           lang: str = LangOpt, kata: str = KataOpt) -> None:
-    """Score the last pair session on the rubric, with a line of evidence per dimension.
+    """Score the last pair session on the rubric.
 
-    On a terminal without options it asks for each dimension, showing its anchors. Scoring
-    again replaces what it names and keeps the rest."""
+    One level, 1 poor to 4 excellent, and a line of evidence per dimension. On a terminal
+    without options it asks for each dimension, showing its anchors. Scoring again replaces
+    what it names and keeps the rest."""
     lang = _lang(lang)
     with _guard():
         store, session, lang = _last_pair(lang, kata)
@@ -331,8 +339,10 @@ def _ask(kata: catalog.Kata, session: Session, lang: str) -> list[tuple]:
 
 @interviewer.command("report")
 def report_(lang: str = LangOpt, html_file: Path = HtmlOpt, kata: str = KataOpt) -> None:
-    """The candidate's feedback report of the last pair session: timeline, what the grader
-    measured, the rubric with its evidence, the follow-up points, the next kata."""
+    """The candidate's feedback report.
+
+    Of the last pair session: the timeline, what the grader measured, the rubric with its
+    evidence, the follow-up points covered and missed, the next kata."""
     lang = _lang(lang)
     with _guard():
         store, session, lang = _last_pair(lang, kata)
