@@ -82,6 +82,7 @@ def markdown(text: str, lang: str) -> str:
 def page(title: str, lang: str, body: str) -> str:
     return (f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            '<link rel="icon" href="data:,">\n'  # or the browser asks the server for one
             f"<title>{e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
             f"{body}\n</main>\n</body>\n</html>\n")
 
