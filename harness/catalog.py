@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -41,8 +40,10 @@ class Kata:
 
     @cached_property
     def meta(self) -> dict:
-        with open(self.folder / "kata.toml", "rb") as f:
-            return tomllib.load(f)
+        """kata.toml with the hidden side (interviewer.toml) folded in: see harness.metadata."""
+        from harness import metadata  # metadata builds on this module
+
+        return metadata.load(self.folder / "kata.toml", self.interviewer_path)
 
     @property
     def module(self) -> str:
@@ -63,6 +64,11 @@ class Kata:
     @property
     def suite_dir(self) -> Path:
         return SUITES_DIR / self.name
+
+    @property
+    def interviewer_path(self) -> Path:
+        """The interviewer-only text: answers, hints, mistakes' follow-ups, self-check, rubric."""
+        return self.suite_dir / "interviewer.toml"
 
     @property
     def bench_path(self) -> Path:

@@ -14,6 +14,7 @@ from rich.table import Column, Table
 
 from harness import catalog, grading, mutants, render, rules
 from harness.bench import Table as BenchTable
+from harness.interviewer.commands import interviewer
 from harness.loader import ImplError, load_module
 from harness.mock import progress as mock_progress
 from harness.mock.commands import mock
@@ -29,6 +30,7 @@ recorded in .kata/progress.db, which `kata list` and `kata progress` read."""
 app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False, rich_markup_mode=None)
 console = Console()
 app.add_typer(mock, name="mock")
+app.add_typer(interviewer, name="interviewer")
 
 KataArg = typer.Argument(..., metavar="KATA", help="the kata's name, as `kata list` shows it")
 ImplOpt = typer.Option("stub", "--impl", help="stub (your file), solution, or a PATH")

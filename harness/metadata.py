@@ -1,12 +1,101 @@
-"""What a complete kata.toml holds, in both languages; the CLI and the meta-tests both check it."""
+"""A kata's metadata, read as one from its two files, and what a complete one holds.
+
+- `katas/<kata>/kata.toml`, the candidate's side (it sits beside the stub): module, minutes, title;
+  per level its title, `brief` (the question as an interviewer says it), `prompt` (the full spec),
+  `brief_rules` (the ids of the prompt's rules the brief states) and `open` (what the spec leaves
+  open on purpose, said when a question finds no answer); the clarifying questions as a candidate
+  asks them: `id`, `level`, `rules` (the ids of the rules the answer gives) and `ask`.
+- `harness/suites/<kata>/interviewer.toml`, the hidden side: `[answers.<id>]`, the hint ladders,
+  the follow-ups with the points a good answer covers, the self-check and optional rubric anchors.
+
+`load` merges them into one dict, each question with its `answer`, so every reader (the CLI, the
+mock, the interviewer, the docs hooks, the meta-tests) sees one shape. A kata.toml of the older
+layout, holding everything itself, loads into the same shape (its questions get ids derived from
+their text) until tools/split_interviewer.py has split every kata; then `_legacy` can go.
+"""
 
 from __future__ import annotations
 
+import re
+import tomllib
+from pathlib import Path
+
 from harness.catalog import LANGS
 
+HIDDEN = ("hints", "followups", "selfcheck", "rubric")  # interviewer.toml's tables, and `answers`
 LEVEL_KEYS = ("title", "prompt")
 QUESTION_KEYS = ("ask", "answer")
 FOLLOWUP_KEYS = ("question", "points")
+ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+ID_STOPWORDS = set("""a an the is are be do does should would could can may might will must i we
+you it its my of to in on at for with by or and if what when which who how why there this that
+happen happens""".split())
+
+
+def question_id(ask: str, taken: set[str] = frozenset()) -> str:
+    """A stable id for a question, from the first content words of its English text."""
+    words = [w for w in re.findall(r"[a-z0-9]+", ask.lower()) if w not in ID_STOPWORDS]
+    base = "-".join(words[:4]) or "question"
+    found, n = base, 2
+    while found in taken:
+        found, n = f"{base}-{n}", n + 1
+    return found
+
+
+def _read(path: Path) -> dict:
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def load_text(text: str) -> dict:
+    """A kata.toml of the older layout, from its text, as `load` reads it."""
+    return _legacy(tomllib.loads(text))
+
+
+def load(candidate: Path, hidden: Path) -> dict:
+    """kata.toml with interviewer.toml folded in; ValueError names a text found in both."""
+    meta = _read(candidate)
+    if not hidden.is_file():
+        return _legacy(meta)
+    secret = _read(hidden)
+    doubled = [key for key in HIDDEN if key in meta] + [
+        f"questions[{i}].answer" for i, q in enumerate(meta.get("questions", [])) if "answer" in q]
+    if doubled:
+        raise ValueError(f"{candidate} holds interviewer-only text that belongs in {hidden}: "
+                         f"{', '.join(doubled)}")
+    answers = secret.get("answers", {})
+    questions = []
+    for q in meta.get("questions", []):
+        q = {"rules": [], **q}
+        if q.get("id") in answers:
+            q["answer"] = answers[q["id"]]
+        questions.append(q)
+    known = {q.get("id") for q in questions}
+    stray = sorted(set(answers) - known)
+    merged = {**meta, **{k: v for k, v in secret.items() if k != "answers"},
+              "questions": questions}
+    if stray:
+        merged["stray_answers"] = stray  # reported by problems()
+    return merged
+
+
+def _legacy(meta: dict) -> dict:
+    """The older layout: one kata.toml with the answers inside; ids derived as the split does."""
+    taken: set[str] = set()
+    questions = []
+    for q in meta.get("questions", []):
+        ask = q.get("ask", {}).get("en", "") if isinstance(q.get("ask"), dict) else ""
+        q = {"rules": [], **q}
+        q.setdefault("id", question_id(ask, taken))
+        taken.add(q["id"])
+        questions.append(q)
+    return {**meta, "questions": questions}
+
+
+def question_level(question: dict) -> int:
+    """The level a question belongs to; 1 for a question of the older layout, which has none."""
+    level = question.get("level")
+    return level if isinstance(level, int) else 1
 
 
 def _bilingual(where: str, value: object, kind: type) -> list[str]:
@@ -21,7 +110,8 @@ def _bilingual(where: str, value: object, kind: type) -> list[str]:
 
 
 def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
-    """Everything missing or malformed in one kata's metadata (empty when complete)."""
+    """Everything missing or malformed in one kata's metadata (empty when complete): what the CLI
+    and the mock need. `interview_problems` checks what a live interview needs on top."""
     found = []
     for key, kind in (("module", str), ("minutes", int)):
         if not isinstance(meta.get(key), kind):
@@ -36,6 +126,7 @@ def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
             for key in keys:
                 kind = list if key == "points" else str
                 found += _bilingual(f"{section}[{i}].{key}", entry.get(key), kind)
+    found += _questions(meta)
     found += _bilingual("selfcheck", meta.get("selfcheck"), list)
     hints = meta.get("hints", {})
     for category in sorted(hint_categories - set(hints)):
@@ -45,4 +136,71 @@ def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
         for lang in LANGS:
             if len(texts.get(lang, [])) != 2:
                 found.append(f"hints.{category}.{lang} needs exactly two hints: a nudge, a pointer")
+    for dimension, anchors in meta.get("rubric", {}).items():
+        found += _bilingual(f"rubric.{dimension}", anchors, list)
+        if any(len(anchors.get(lang, [])) != 4 for lang in LANGS):
+            found.append(f"rubric.{dimension} needs four anchors per language, levels 1 to 4")
+    return found
+
+
+def _questions(meta: dict) -> list[str]:
+    found, seen = [], set()
+    levels = len(meta.get("levels", []))
+    for i, q in enumerate(meta.get("questions", [])):
+        qid = q.get("id")
+        if not isinstance(qid, str) or not ID.fullmatch(qid):
+            found.append(f"questions[{i}].id must look like some-question, got {qid!r}")
+        elif qid in seen:
+            found.append(f"questions[{i}].id {qid!r} is used twice")
+        seen.add(qid)
+        level = q.get("level")
+        if level is not None and (not isinstance(level, int) or not 1 <= level <= levels):
+            found.append(f"questions[{i}].level must be a level from 1 to {levels}, got {level!r}")
+    for qid in meta.get("stray_answers", []):
+        found.append(f"[answers.{qid}] answers no question of kata.toml")
+    return found
+
+
+def interview_problems(meta: dict, rules: list, rules_path: str) -> list[str]:
+    """What a live interview needs beyond `problems`: a brief per level and a level per question,
+    in both languages, and every rule of the prompt (kind `rule` or `open` in rules.toml) either
+    stated by its level's brief or answered by a question of that level or an earlier one."""
+    found = []
+    levels = meta.get("levels", [])
+    for n, level in enumerate(levels, start=1):
+        if "brief" not in level:
+            found.append(f"Level {n} has no brief yet (brief.en and brief.zh-TW in kata.toml)")
+        else:
+            found += _bilingual(f"Level {n}: brief", level["brief"], str)
+    for i, q in enumerate(meta.get("questions", [])):
+        if not isinstance(q.get("level"), int):
+            found.append(f"question {q.get('id', i + 1)!r} has no level (`level = N` in "
+                         "kata.toml)")
+    if not rules:
+        return found + [f"no rule map yet ({rules_path}): which rules the briefs and questions "
+                        "cover cannot be checked until it exists"]
+    by_id = {r.id: r for r in rules}
+    covered: dict[int, set[str]] = {}
+    for n, level in enumerate(levels, start=1):
+        for rule_id in level.get("brief_rules", []):
+            rule = by_id.get(rule_id)
+            if rule is None or rule.level != n:
+                found.append(f"Level {n}: brief_rules names {rule_id!r}, which is no rule of "
+                             f"Level {n} in {rules_path}")
+        covered[n] = set(level.get("brief_rules", []))
+    for q in meta.get("questions", []):
+        for rule_id in q.get("rules", []):
+            if rule_id not in by_id:
+                found.append(f"question {q.get('id')!r} names an unknown rule {rule_id!r}")
+        asked_at = question_level(q)
+        for n in range(asked_at, len(levels) + 1):
+            covered.setdefault(n, set()).update(q.get("rules", []))
+    for rule in rules:
+        if rule.kind in ("rule", "open") and rule.id not in covered.get(rule.level, set()):
+            found.append(f"{rule.id} is neither in Level {rule.level}'s brief_rules nor answered "
+                         f"by a question of Level {rule.level} or before: {rule.quote!r}")
+    for n, level in enumerate(levels, start=1):
+        if any(r.kind == "open" and r.level == n for r in rules):
+            found += _bilingual(f"Level {n}: open (the spec leaves points open on purpose)",
+                                level.get("open"), str)
     return found

@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS mock_sessions (
     started REAL NOT NULL,
     ended REAL,
     reason TEXT,
-    open INTEGER UNIQUE CHECK (open = 1)
+    open INTEGER UNIQUE CHECK (open = 1),
+    mode TEXT NOT NULL DEFAULT 'solo'
 );
 CREATE TABLE IF NOT EXISTS mock_events (
     id INTEGER PRIMARY KEY,
@@ -55,11 +56,21 @@ CREATE TABLE IF NOT EXISTS mock_events (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS mock_events_by_session ON mock_events(session);
+CREATE TABLE IF NOT EXISTS rubric_entries (
+    id INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES mock_sessions(id),
+    at REAL NOT NULL,
+    item TEXT NOT NULL,
+    level INTEGER,
+    text TEXT NOT NULL DEFAULT ''
+);
 """
 # `open` is 1 while a session runs and NULL after: UNIQUE lets many NULLs through but only one 1,
-# so the database itself refuses a second open session.
+# so the database itself refuses a second open session. `rubric_entries` is an append-only log of
+# an interviewer's scoring of a pair session: the latest entry for an item (a dimension, a
+# follow-up point, the notes) is its value.
 
-VERSION = 2  # bump it with every change to SCHEMA, and add the step that gets there below
+VERSION = 3  # bump it with every change to SCHEMA, and add the step that gets there below
 # version -> the statements that turn a file of that version into the next one. Version 0 is a
 # store from before versioning: the same tables as version 1, some perhaps not created yet.
 # Each step runs after SCHEMA has created the tables a file lacked, so it checks what is there.
@@ -71,7 +82,15 @@ def _add_via(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE attempts ADD COLUMN via TEXT NOT NULL DEFAULT 'grade'")
 
 
-MIGRATIONS: dict[int, list[Callable[[sqlite3.Connection], None]]] = {0: [], 1: [_add_via]}
+def _add_mode(db: sqlite3.Connection) -> None:
+    """Version 3 says how each mock session is run (solo, brief, pair); every one before was solo.
+    Its rubric_entries table is created by SCHEMA."""
+    if "mode" not in _columns(db)["mock_sessions"]:
+        db.execute("ALTER TABLE mock_sessions ADD COLUMN mode TEXT NOT NULL DEFAULT 'solo'")
+
+
+MIGRATIONS: dict[int, list[Callable[[sqlite3.Connection], None]]] = {
+    0: [], 1: [_add_via], 2: [_add_mode]}
 VIAS = ("grade", "pytest", "test", "mock")  # kata grade, pytest katas/<kata>, kata test, a mock
 DERIVED = ("progress.png",)  # files drawn from the store: stale once a fresh store starts
 

@@ -1,7 +1,9 @@
 import pytest
+from mockkit import Clock, Grader
 
-from harness import catalog
+from harness import catalog, grading
 from harness.loader import load_module
+from harness.mock import interview
 
 
 @pytest.fixture(autouse=True)
@@ -27,3 +29,27 @@ def reference(request):
     """The reference solution of the kata whose end-to-end folder (tests/<kata>/) holds the test."""
     kata = catalog.get(request.path.parent.name)
     return load_module(kata.solution_path, f"{kata.name}_reference_e2e")
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    """The mock's clock, moved only by clock.advance(seconds)."""
+    c = Clock()
+    monkeypatch.setattr(interview, "now", c)
+    return c
+
+
+@pytest.fixture
+def grader(monkeypatch) -> Grader:
+    """Queue runs with grader.runs.append(...); each submit takes the next one."""
+    g = Grader()
+    monkeypatch.setattr(grading, "grade", g)
+    return g
+
+
+@pytest.fixture
+def work(tmp_path):
+    """The learner's file, outside the repository: tests never touch katas/auc_roc/auc.py."""
+    path = tmp_path / "auc.py"
+    path.write_text("# my answer\n", encoding="utf-8")
+    return path

@@ -153,7 +153,7 @@ def test_kata_list_at_80_columns_wraps_titles_and_results_never_cutting_a_word(m
 def test_every_help_page_fits_80_columns_and_says_each_default_once():
     group = typer.main.get_command(app)
     pages = [[]] + [[name] for name in group.commands] + \
-        [["mock", name] for name in group.commands["mock"].commands]
+        [[sub, name] for sub in ("mock", "interviewer") for name in group.commands[sub].commands]
     for page in pages:
         result = kata(*page, "--help")
         assert result.exit_code == 0, (page, result.output)

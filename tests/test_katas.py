@@ -13,6 +13,7 @@ import functools
 import pytest
 
 from harness import catalog, grading, metadata, mutants, rules
+from harness.interviewer import html, script, suite
 
 KATAS = catalog.all_katas()
 
@@ -28,12 +29,17 @@ MUTANTS = [(k, m) for k in KATAS for m in _mutants(k)]
 
 
 @functools.cache
-def hidden_tests(kata: catalog.Kata) -> dict[str, str]:
-    """title -> hint category of every hidden test, as the grader collects them."""
+def collected(kata: catalog.Kata) -> list[suite.HiddenTest]:
+    """Every hidden test's level, title and hint category, as the grader collects them."""
     run, output = grading.grade(kata, "solution", "--collect-only", hidden_only=True,
                                 warm=True)
     assert run.results, output[-2000:]
-    return {r.title: r.hint for r in run.results}
+    return list(dict.fromkeys(suite.HiddenTest(r.level, r.title, r.hint) for r in run.results))
+
+
+def hidden_tests(kata: catalog.Kata) -> dict[str, str]:
+    """title -> hint category of every hidden test."""
+    return {t.title: t.hint for t in collected(kata)}
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
@@ -59,6 +65,26 @@ def test_mutants_are_anchored_edits(kata):
 def test_rule_map_covers_the_prompt_and_every_rule_has_a_mutant(kata):
     found = rules.problems(kata, rules.load(kata), mutants.load(kata))
     assert not found, f"{kata.name}'s rule map is incomplete:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_briefs_and_questions_cover_every_rule_of_the_prompt(kata):
+    """A live interview starts from each level's brief; the clarifying questions, each tied to
+    a level, must recover every rule the brief leaves out (see harness/metadata.py)."""
+    where = rules.path(kata).relative_to(catalog.ROOT)
+    found = metadata.interview_problems(kata.meta, rules.load(kata), str(where))
+    assert not found, (f"{kata.name} is not ready for a live interview (briefs, questions and "
+                       "answers: see CONTRIBUTING.md, `kata.toml`):\n" + "\n".join(found))
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+@pytest.mark.parametrize("lang", catalog.LANGS)
+def test_the_interviewer_script_renders_in_both_languages(kata, lang):
+    built = script.build(kata, lang, collected(kata))  # a missing text raises KeyError here
+    assert len(built.sheets) == kata.num_levels and built.followups and built.selfcheck
+    assert not built.other_mistakes, [m.name for m in built.other_mistakes]
+    page = html.script_page(built)
+    assert "http" not in page and f'lang="{lang}"' in page
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)

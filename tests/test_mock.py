@@ -9,95 +9,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from typer.testing import CliRunner
+from mockkit import L1, L2, current, kata, make_run, start
 
 from harness import catalog, grading
-from harness.cli import app
 from harness.mock import ask, interview, watch
 from harness.mock.session import Reason, Sessions
-from harness.results import KataRun
 from harness.results import TestResult as Result  # not a test class
 from harness.store import Attempt, Store
 
-runner = CliRunner()
 AUC = catalog.get("auc_roc")
-L1 = [("tied scores must count one half", "ties"),
-      ("a perfect ranking must give 1 and a reversed one 0", "orientation")]
-L2 = [("the curve must start at (0, 0) with threshold +inf and end at (1, 1)", "curve")]
-L3 = [("samples of zero weight must be ignored, curve points included", "weights")]
-LEVELS = {1: L1, 2: L2, 3: L3}
 LEVEL_TITLES = [spec["title"]["en"] for spec in AUC.meta["levels"]]
-
-
-def kata(*args):
-    return runner.invoke(app, list(args))
-
-
-def make_run(passing: set[int], import_error: str | None = None) -> KataRun:
-    """A graded run of auc_roc in which exactly the levels in `passing` pass."""
-    results = [Result("example", 0, "test_example_from_the_prompt", None, "failed",
-                          "wrong answer")]
-    for level, tests in LEVELS.items():
-        ok = level in passing and import_error is None
-        results += [Result(f"t{level}{i}", level, title, hint,
-                               "passed" if ok else "failed", "" if ok else "wrong answer")
-                    for i, (title, hint) in enumerate(tests)]
-    return KataRun("auc_roc", "stub", import_error, results)
-
-
-class Clock:
-    def __init__(self, t: float = 1_700_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    c = Clock()
-    monkeypatch.setattr(interview, "now", c)
-    return c
-
-
-@pytest.fixture
-def grader(monkeypatch):
-    """Queue runs with grader.runs.append(...); each submit takes the next one."""
-    class Grader:
-        def __init__(self):
-            self.runs, self.calls = [], []
-
-        def __call__(self, kata, impl="stub", *extra, hidden_only=False, via="none"):
-            self.calls.append(impl)
-            run = self.runs.pop(0)
-            if isinstance(run, BaseException):
-                raise run
-            return run, ""
-
-    g = Grader()
-    monkeypatch.setattr(grading, "grade", g)
-    return g
-
-
-@pytest.fixture
-def work(tmp_path):
-    """The learner's file, outside the repository: tests never touch katas/auc_roc/auc.py."""
-    path = tmp_path / "auc.py"
-    path.write_text("# my answer\n", encoding="utf-8")
-    return path
-
-
-def start(work, *extra):
-    result = kata("mock", "auc_roc", "--file", str(work), "--minutes", "30", *extra)
-    assert result.exit_code == 0, result.output
-    return result
-
-
-def current():
-    return Sessions(Store()).current()
 
 
 def test_help_explains_the_kata_shortcut_and_every_subcommand():
@@ -170,7 +91,7 @@ def test_commands_without_a_session_say_how_to_start_one(command):
 def test_questions_are_answered_only_when_asked_and_counted_once(work, clock):
     start(work)
     listed = kata("mock", "questions")
-    assert "0 of 5 asked" in listed.output and "How should tied scores count?" in listed.output
+    assert "0 of 6 asked" in listed.output and "How should tied scores count?" in listed.output
     assert "counts one half" not in listed.output
     answered = kata("mock", "ask", "How do ties count?")
     assert answered.exit_code == 0 and "counts one half" in answered.output
@@ -179,16 +100,16 @@ def test_questions_are_answered_only_when_asked_and_counted_once(work, clock):
     assert unknown.exit_code == 1 and "no answer" in unknown.output
     assert "May I use scikit-learn?" in unknown.output
     chinese = kata("mock", "ask", "可以用 sklearn 嗎?", "--lang", "zh-TW")
-    assert "不行,只能用 NumPy" in chinese.output
+    assert "不行，只能用 NumPy" in chinese.output
     listed = kata("mock", "questions")
-    assert "2 of 5 asked" in listed.output and "counts one half" in listed.output
-    assert current().asked == [0, 3]
+    assert "2 of 6 asked" in listed.output and "counts one half" in listed.output
+    assert current().asked == [0, 5]
 
 
 @pytest.mark.parametrize("asked, expected", [
     ("How do ties count?", 0), ("ties?", 0), ("同分怎麼算?", 0),
-    ("Is a higher score more positive?", 1), ("What if there is a single class?", 2),
-    ("Can I use sklearn?", 3), ("How large is the input?", 4), ("hello", None),
+    ("Is a higher score more positive?", 1), ("What if there is a single class?", 14),
+    ("Can I use sklearn?", 5), ("How large is the input?", 15), ("hello", None),
     ("What is the weather like?", None)])
 def test_free_text_questions_match_the_katas_notes(asked, expected):
     assert ask.match(asked, AUC.meta["questions"]) == expected
@@ -233,7 +154,7 @@ def test_a_whole_session_unlocks_levels_in_order_with_counted_hints(work, clock,
     out = level3.output
     for line in ("Levels passed: 3 of 3", "Level 1: passed at 05:00 (took 05:00)",
                  "Level 3: passed at 10:00 (took 01:00)", "Hints used: 5", "ties: 2/2",
-                 "curve: 1/2", "Questions asked: 0 of 5", "Follow-up discussion", "Self-check",
+                 "curve: 1/2", "Questions asked: 0 of 16", "Follow-up discussion", "Self-check",
                  AUC.meta["followups"][0]["question"]["en"],
                  AUC.meta["followups"][0]["points"]["en"][0], AUC.meta["selfcheck"]["en"][0]):
         assert line in out, line
@@ -291,7 +212,7 @@ def test_time_up_ends_the_session_at_its_deadline(work, clock, grader):
     assert "Levels passed: 0 of 3" in result.output
     assert "Level 1: not passed" in result.output and "Level 2: not reached" in result.output
     assert "tied scores must count one half" in result.output
-    assert "Questions asked: 1 of 5" in result.output and "Self-check" in result.output
+    assert "Questions asked: 1 of 16" in result.output and "Self-check" in result.output
     assert grader.calls == [str(work)]  # graded once, at time-up, not again as a submit
     session = Sessions(Store()).last_finished()
     assert session.reason == Reason.TIME and session.ended == session.deadline
@@ -341,7 +262,7 @@ def test_end_early_in_either_language(work, clock, grader):
     assert "tied scores must count" in result.output
     assert Sessions(Store()).last_finished().reason == Reason.ENDED
     again = kata("mock", "scorecard", "--lang", "en")
-    assert "You ended the session" in again.output and "Questions asked: 0 of 5" in again.output
+    assert "You ended the session" in again.output and "Questions asked: 0 of 16" in again.output
 
 
 def test_a_deleted_or_renamed_kata_is_reported_not_crashed_on(work, clock, tmp_path,
@@ -456,7 +377,7 @@ def test_the_scorecard_shows_what_was_asked_when_and_what_it_cost(work, clock):
     clock.advance(100)
     kata("mock", "ask", "How do ties count?")  # asked twice, listed once, at its first time
     result = kata("mock", "end")
-    assert "Questions asked: 1 of 5" in result.output
+    assert "Questions asked: 1 of 16" in result.output
     assert "asking costs nothing" in result.output
     assert "✓ How should tied scores count? (asked at 03:20, Level 1)" in result.output
     zh = kata("mock", "scorecard", "--lang", "zh-TW")
@@ -466,9 +387,9 @@ def test_the_scorecard_shows_what_was_asked_when_and_what_it_cost(work, clock):
 @pytest.mark.parametrize("asked, expected", [  # Chinese paraphrases, not the notes' own words
     ("分數一樣的時候要怎麼計算?", 0), ("平手的分數怎麼處理?", 0),
     ("分數高的是正類還是負類?", 1), ("分數比較高表示比較可能是正的嗎?", 1),
-    ("如果資料裡只有一種類別怎麼辦?", 2), ("只有一種類別的資料要回傳什麼?", 2),
-    ("能不能使用 sklearn?", 3), ("我可以直接呼叫 sklearn 的函式嗎?", 3),
-    ("輸入資料的大小上限是多少?", 4), ("輸入最多會有幾筆?", 4),
+    ("如果資料裡只有一種類別怎麼辦?", 14), ("只有一種類別的資料要回傳什麼?", 14),
+    ("能不能使用 sklearn?", 5), ("我可以直接呼叫 sklearn 的函式嗎?", 5),
+    ("輸入資料的大小上限是多少?", 15), ("輸入最多會有幾筆?", 15),
     ("今天天氣如何?", None), ("你好", None), ("這題好難", None)])
 def test_chinese_paraphrases_match_the_katas_notes(asked, expected):
     assert ask.match(asked, AUC.meta["questions"]) == expected
@@ -491,8 +412,10 @@ def test_a_question_can_be_asked_by_its_number(work, clock):
     assert answered.exit_code == 0
     assert AUC.meta["questions"][3]["answer"]["zh-TW"] in answered.output
     assert kata("mock", "ask", "#1").exit_code == 0
-    out_of_range = kata("mock", "ask", "6")
-    assert out_of_range.exit_code == 1 and "1. " in out_of_range.output
+    not_open_yet = kata("mock", "ask", "7")  # a Level 2 question while Level 1 is open
+    assert not_open_yet.exit_code == 1 and "1. " in not_open_yet.output
+    assert "7. " not in not_open_yet.output
+    assert kata("mock", "ask", "17").exit_code == 1
     assert current().asked == [0, 3]
 
 
@@ -508,3 +431,71 @@ def test_hints_in_a_chinese_session_give_the_english_test_title_context(work, cl
     assert "失敗隱藏測試(英文名稱)" in failed.output
     english = kata("mock", "hint", "--lang", "en")
     assert "Hint 2 of 2 for “tied scores must count one half”" in english.output
+
+
+BRIEF_1 = "waits for Level 3"  # words of Level 1's brief, not of its prompt
+PROMPT_1 = "a Series is read by position"  # words of Level 1's prompt, not of its brief
+PROMPT_2 = "counts every sample with score >= t"
+
+
+def test_a_brief_session_opens_each_level_with_its_brief_and_notes_the_spec(work, clock, grader):
+    started = start(work, "--brief")
+    assert BRIEF_1 in started.output and PROMPT_1 not in started.output
+    assert "kata mock spec" in started.output
+    clock.advance(100)
+    spec = kata("mock", "spec")
+    assert spec.exit_code == 0 and PROMPT_1 in spec.output and "noted" in spec.output
+    assert PROMPT_2 not in spec.output  # a locked level's prompt stays hidden
+    grader.runs.append(make_run({1}))
+    unlocked = kata("mock", "submit")
+    assert "Level 2 of 3" in unlocked.output and PROMPT_2 not in unlocked.output
+    assert AUC.meta["levels"][1]["brief"]["en"].split()[0] in unlocked.output
+    ended = kata("mock", "end")
+    assert "Full prompt of Level 1 opened at 01:40" in ended.output
+    assert "Full prompt of Level 2" not in ended.output and "Follow-up discussion" in ended.output
+
+
+def test_the_full_prompt_session_does_not_note_the_spec(work, clock):
+    start(work)
+    assert PROMPT_1 in kata("mock", "spec").output
+    ended = kata("mock", "end")
+    assert "Full prompt" not in ended.output and Sessions(Store()).last_finished().events == []
+
+
+def test_questions_are_answered_from_the_levels_open_so_far(work, clock, grader):
+    start(work)
+    early = kata("mock", "ask", "What about samples whose weight is zero?")
+    assert early.exit_code == 1 and "no answer" in early.output
+    assert "leaves these points open on purpose" in early.output
+    assert "Level 1: How you compute it" in early.output
+    assert "What does an integer weight mean?" not in early.output  # a Level 3 question
+    grader.runs += [make_run({1}), make_run({1, 2})]
+    kata("mock", "submit")
+    kata("mock", "submit")
+    listed = kata("mock", "questions")
+    assert "0 of 16 asked" in listed.output and "16. How large can the input be?" in listed.output
+    later = kata("mock", "ask", "What about samples whose weight is zero?")
+    assert later.exit_code == 0 and "still validated" in later.output
+    assert current().asked == [11]
+
+
+def test_a_pair_session_shows_briefs_and_the_tool_answers_nothing(work, clock, grader):
+    started = start(work, "--pair")
+    assert "Pair mock interview" in started.output and BRIEF_1 in started.output
+    assert PROMPT_1 not in started.output and "Your interviewer" in started.output
+    asked = kata("mock", "ask", "How should tied scores count?")
+    assert asked.exit_code == 1 and "ask them aloud" in asked.output
+    assert "one half" not in asked.output and current().asked == []
+    listed = kata("mock", "questions")
+    assert "How should tied scores count?" not in listed.output
+    hinted = kata("mock", "hint")
+    assert hinted.exit_code == 1 and "your interviewer gives the hints" in hinted.output
+    grader.runs.append(make_run(set()))
+    failed = kata("mock", "submit", "--hint")
+    assert "tied scores must count one half" in failed.output
+    assert "Ask your interviewer for a hint" in failed.output
+    assert AUC.meta["hints"]["ties"]["en"][0] not in failed.output and current().hints == []
+    ended = kata("mock", "end")
+    assert "Follow-up discussion" not in ended.output and "Self-check" not in ended.output
+    assert "kata interviewer score" in ended.output
+    assert AUC.meta["followups"][0]["question"]["en"] not in ended.output

@@ -156,3 +156,24 @@ def test_a_version_1_store_learns_how_each_attempt_ran_and_keeps_them_as_grades(
     store.add_attempt(Attempt("auc_roc", "stub", 2.0, 3, 9, 9, {}, "pytest"))
     assert store.notice == ""
     assert [(a.best_level, a.via) for a in store.attempts()] == [(2, "grade"), (3, "pytest")]
+
+
+def test_a_version_2_store_keeps_its_sessions_as_solo_and_gains_the_rubric(kata_home):
+    from harness.mock.session import Mode, Sessions
+
+    kata_home.mkdir()
+    db = sqlite3.connect(kata_home / "progress.db")
+    db.executescript("CREATE TABLE mock_sessions (id INTEGER PRIMARY KEY, kata TEXT NOT NULL, "
+                     "file TEXT NOT NULL, lang TEXT NOT NULL, levels INTEGER NOT NULL, "
+                     "minutes REAL NOT NULL, started REAL NOT NULL, ended REAL, reason TEXT, "
+                     "open INTEGER UNIQUE CHECK (open = 1));"
+                     "INSERT INTO mock_sessions (kata, file, lang, levels, minutes, started, "
+                     "ended, reason) VALUES ('auc_roc', '/tmp/auc.py', 'en', 3, 40, 1.0, 2.0, "
+                     "'ended'); PRAGMA user_version = 2;")
+    db.close()
+    store = Store()
+    assert store.notice == ""
+    [session] = Sessions(store).history()
+    assert session.mode == Mode.SOLO and not session.briefed
+    with store.transaction() as db:
+        assert db.execute("SELECT COUNT(*) FROM rubric_entries").fetchone() == (0,)

@@ -6,8 +6,11 @@ Markers (HTML comments, so a page reads fine without the hook):
   docs/benchmarks` and the ToyLM benchmark) with the PNG plots named after it, or a note when
   there are none yet. The tables are excluded from the build as pages (see `exclude_docs`).
 - `<!-- kata:levels NAME -->`, `<!-- kata:questions NAME -->`, `<!-- kata:followups NAME -->`,
-  `<!-- kata:selfcheck NAME -->`: sections read from `katas/NAME/kata.toml`, in the page's
-  language, so the site says what the CLI says.
+  `<!-- kata:selfcheck NAME -->`: sections read from `katas/NAME/kata.toml` and its hidden side
+  `harness/suites/NAME/interviewer.toml` (through harness.metadata, as the CLI reads them), in
+  the page's language, so the site says what the CLI says. The site is study material, read
+  after the fact: it shows the answers, follow-ups and self-check that a live interview keeps
+  from the candidate's folder.
 - `<!-- kata:mistakes NAME -->`: the kata's mutants (`harness/suites/NAME/mutants.toml`), each
   mistake in the page's language with its diff in a fold, so the list cannot drift from them.
 
@@ -23,7 +26,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from harness import catalog, mutants
+from harness import catalog, metadata, mutants
 from harness.cjk import prose  # the CLI joins Chinese lines the same way
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +46,7 @@ TEXT = {
                    "yet.",
         "empty": "This part of the kata's metadata file is not written yet.",
         "level": "Level {n}: {title}",
+        "brief": "*As an interviewer asks it:*",
         "plot": "Plot",
         "mistakes": "Each of these is a mutant of the reference solution, and the meta-tests prove "
                     "that the hidden tests named with it catch it:",
@@ -54,6 +58,7 @@ TEXT = {
                    "還不在 repository 裡。",
         "empty": "這一題的 metadata 檔還沒寫到這個部分。",
         "level": "第 {n} 關\uff1a{title}",
+        "brief": "*面試官的問法\uff1a*",
         "plot": "圖表",
         "mistakes": "以下每一項都是參考解答的一個 mutant，meta-test 會證明與它一起列出的隱藏測試"
                     "抓得到它：",
@@ -83,8 +88,7 @@ def _meta(name: str) -> dict | None:
     if not path.is_file():
         return None
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
+        return metadata.load(path, ROOT / "harness" / "suites" / name / "interviewer.toml")
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"{path.relative_to(ROOT)} is not valid TOML: {e}") from e
 
@@ -131,7 +135,9 @@ def _levels(meta: dict, lang: str) -> str:
     parts = []
     for n, level in enumerate(meta.get("levels", []), start=1):
         title = TEXT[lang]["level"].format(n=n, title=level["title"][lang])
-        parts.append(f"### {title}\n\n{level['prompt'][lang].strip()}\n")
+        brief = level.get("brief", {}).get(lang)  # the question as an interviewer asks it
+        said = f"> {TEXT[lang]['brief']} {brief.strip()}\n\n" if brief else ""
+        parts.append(f"### {title}\n\n{said}{level['prompt'][lang].strip()}\n")
     return "\n".join(parts)
 
 

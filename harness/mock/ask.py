@@ -60,14 +60,18 @@ def similarity(asked: str, known: str) -> float:
     return 2 * min(shared, len(b)) / (len(a) + len(b))
 
 
-def match(asked: str, questions: list[dict]) -> int | None:
-    """The index of the question that `asked` means, in any language, or None."""
+def match(asked: str, questions: list[dict], allowed: set[int] | None = None) -> int | None:
+    """The index of the question that `asked` means, in any language, or None. Only the indices
+    in `allowed` (default: all) can be meant: the questions of the levels open so far."""
+    allowed = set(range(len(questions))) if allowed is None else allowed
     number = _NUMBER.fullmatch(asked.strip())
     if number:  # as numbered by `kata mock questions`, from 1
         n = int(number.group(1))
-        return n - 1 if 1 <= n <= len(questions) else None
+        return n - 1 if n - 1 in allowed else None
     best, index = 0.0, None
     for i, question in enumerate(questions):
+        if i not in allowed:
+            continue
         score = max(similarity(asked, question["ask"][lang]) for lang in LANGS)
         if score > best:
             best, index = score, i

@@ -8,14 +8,13 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.live import Live
-from rich.text import Text
 from typer.core import TyperGroup
 
 from harness import catalog, grading
 from harness.mock import interview, watch
+from harness.mock.countdown import Countdown
 from harness.mock.screens import Screen
-from harness.mock.session import Reason, Session, SessionError, Sessions
+from harness.mock.session import Mode, Reason, Session, SessionError, Sessions
 from harness.mock.text import clock, say
 from harness.store import Store, StoreError
 
@@ -31,7 +30,7 @@ class MockGroup(TyperGroup):
     """
 
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
-        return ["[KATA] [--minutes N] [--lang en|zh-TW] | COMMAND [ARGS]..."]
+        return ["[KATA] [--brief | --pair] [--minutes N] [--lang en|zh-TW] | COMMAND [ARGS]..."]
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names):
@@ -42,7 +41,10 @@ class MockGroup(TyperGroup):
 mock = typer.Typer(
     cls=MockGroup, add_completion=False, rich_markup_mode=None,
     help="A timed mock interview.\n\nLevels unlock in order, the interviewer answers clarifying "
-         "questions, hints are counted, and a scorecard with follow-up questions ends it.\n\n"
+         "questions, hints are counted, and a scorecard with follow-up questions ends it. "
+         "--brief opens each level with the question as an interviewer says it (the rules are "
+         "earned by asking); --pair runs the candidate's side for a person who plays the "
+         "interviewer with `kata interviewer`.\n\n"
          "`kata mock [KATA] [--minutes N] [--lang en|zh-TW]` starts a session (on a kata you "
          "have not passed yet when KATA is left out) or shows the open one; it is short for "
          "`kata mock start`.")
@@ -112,7 +114,12 @@ def start(name: str = typer.Argument(None, metavar="KATA",
           minutes: float = typer.Option(None, "--minutes", help="the clock (default: the kata's)"),
           lang: str = typer.Option(None, "--lang", help="en or zh-TW (default: en)"),
           file: Path = typer.Option(None, "--file",
-                                    help="grade this file instead of katas/KATA/<module>.py")
+                                    help="grade this file instead of katas/KATA/<module>.py"),
+          brief: bool = typer.Option(False, "--brief",
+                                     help="each level opens with its brief, not the full prompt"),
+          pair: bool = typer.Option(False, "--pair",
+                                    help="a person interviews you: briefs, and this tool answers "
+                                         "no question and gives no hint")
           ) -> None:
     """Start a session, or show the open one."""
     lang = _lang(lang)
@@ -140,7 +147,8 @@ def start(name: str = typer.Argument(None, metavar="KATA",
         screen = Screen(console, lang)
         kata = _pick(name, sessions, screen)
         try:
-            session = interview.start(sessions, kata, lang, minutes, file)
+            mode = Mode.PAIR if pair else Mode.BRIEF if brief else Mode.SOLO
+            session = interview.start(sessions, kata, lang, minutes, file, mode)
         except SessionError as exc:  # another `kata mock` started one a moment ago
             screen.say("other_open", "red", kata=exc.args[0])
             raise typer.Exit(1) from exc
@@ -182,6 +190,9 @@ def questions(lang: str = LangOpt) -> None:
     lang = _lang(lang)
     with _guard(lang or "en"):
         _, session, kata, screen = _open(lang)
+        if session.mode == Mode.PAIR:
+            screen.say("pair_ask")
+            return
         screen.questions(session, kata)
 
 
@@ -195,8 +206,11 @@ def ask(question: str = typer.Argument(..., help="your question in your own word
     lang = _lang(lang)
     with _guard(lang or "en"):
         sessions, session, kata, screen = _open(lang)
+        if session.mode == Mode.PAIR:
+            screen.say("pair_ask", "yellow")
+            raise typer.Exit(1)
         index, before = interview.ask(sessions, session, kata, question)
-        screen.answer(kata, index, before)
+        screen.answer(session, kata, index, before)
         if index < 0:
             raise typer.Exit(1)
 
@@ -210,7 +224,10 @@ def submit(hint: bool = typer.Option(False, "--hint", help="also show the next h
         sessions, session, kata, screen = _open(lang)
         passed = _submit(sessions, session, kata, screen)
         if hint and session.is_open and not passed:
-            screen.hints(session, kata, interview.hint(sessions, session, kata))
+            if session.mode == Mode.PAIR:
+                screen.say("pair_hint", "yellow")
+            else:
+                screen.hints(session, kata, interview.hint(sessions, session, kata))
         raise typer.Exit(0 if passed else 1)
 
 
@@ -240,7 +257,22 @@ def hint(lang: str = LangOpt) -> None:
     lang = _lang(lang)
     with _guard(lang or "en"):
         sessions, session, kata, screen = _open(lang)
+        if session.mode == Mode.PAIR:
+            screen.say("pair_hint", "yellow")
+            raise typer.Exit(1)
         screen.hints(session, kata, interview.hint(sessions, session, kata))
+
+
+@mock.command()
+def spec(lang: str = LangOpt) -> None:
+    """The full prompt of the levels open so far.
+
+    Where levels open with their brief, the scorecard notes that you opened it."""
+    lang = _lang(lang)
+    with _guard(lang or "en"):
+        sessions, session, kata, screen = _open(lang)
+        interview.spec(sessions, session)
+        screen.spec(session, kata)
 
 
 @mock.command("watch")
@@ -254,7 +286,13 @@ def watch_file(lang: str = LangOpt,
         sessions, session, kata, screen = _open(lang)
         file = Path(session.file)
         screen.say("watching", file=file)
-        countdown = Countdown(screen, session)
+
+        def line() -> str:
+            return say("watch_line", screen.lang, n=min(session.level, session.levels),
+                       left=clock(session.left(interview.now())), file=file.name)
+
+        countdown = Countdown(console, line, lambda: session.left(interview.now()),
+                              lambda: session.is_open)
 
         def on_save() -> bool:
             with countdown.paused():
@@ -278,49 +316,6 @@ def watch_file(lang: str = LangOpt,
                 watch.watch(file, on_save, on_tick, interval)
         except KeyboardInterrupt:
             screen.say("watch_stopped", "yellow")
-
-
-class Countdown:
-    """The clock line: redrawn in place on a terminal, printed once a minute anywhere else."""
-
-    def __init__(self, screen: Screen, session: Session) -> None:
-        self.screen, self.session = screen, session
-        self.live = Live(console=console, auto_refresh=False, transient=True) \
-            if console.is_terminal else None
-        self.printed: int | None = None  # the minute last printed, when not a terminal
-
-    def line(self) -> str:
-        left = self.session.left(interview.now())
-        return say("watch_line", self.screen.lang, n=min(self.session.level, self.session.levels),
-                   left=clock(left), file=Path(self.session.file).name)
-
-    def show(self) -> None:
-        if self.live:
-            self.live.update(Text(self.line()), refresh=True)
-            return
-        minute = int(self.session.left(interview.now()) // 60)
-        if minute != self.printed:
-            self.printed = minute
-            console.print(self.line(), markup=False, highlight=False, soft_wrap=True)
-
-    @contextmanager
-    def paused(self):
-        if self.live:
-            self.live.stop()
-        try:
-            yield
-        finally:
-            if self.live and self.session.is_open:
-                self.live.start()
-
-    def __enter__(self) -> Countdown:
-        if self.live:
-            self.live.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.live:
-            self.live.stop()
 
 
 @mock.command()

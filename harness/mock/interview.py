@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness import catalog, grading, metadata
 from harness.mock.ask import match
-from harness.mock.session import Kind, Reason, Session, Sessions
+from harness.mock.session import Kind, Mode, Reason, Session, Sessions
 from harness.results import EXAMPLES, KataRun, TestResult
 from harness.store import Store
 
@@ -56,10 +56,10 @@ def usable(kata: catalog.Kata) -> list[str]:
         return [str(exc)]
 
 
-def choose(store: Store, sessions: Sessions) -> catalog.Kata | None:
+def choose(store: Store, sessions: Sessions, exclude: str = "") -> catalog.Kata | None:
     """The first kata, in catalog order, that you have not passed in full yet."""
     for kata in catalog.all_katas():
-        if usable(kata):
+        if kata.name == exclude or usable(kata):
             continue
         best = store.best(kata.name)
         graded = best.best_level if best else 0
@@ -70,10 +70,10 @@ def choose(store: Store, sessions: Sessions) -> catalog.Kata | None:
 
 
 def start(sessions: Sessions, kata: catalog.Kata, lang: str, minutes: float | None = None,
-          file: Path | None = None) -> Session:
+          file: Path | None = None, mode: Mode = Mode.SOLO) -> Session:
     path = Path(file).resolve() if file else kata.stub_path
     return sessions.start(kata.name, str(path), lang, kata.num_levels,
-                          minutes or kata.meta["minutes"], now())
+                          minutes or kata.meta["minutes"], now(), mode)
 
 
 def expire(sessions: Sessions, session: Session, graded: bool = False) -> bool:
@@ -148,8 +148,7 @@ def failures(session: Session) -> list[tuple[int, str, str | None, str]]:
     last = session.last_submit
     if last is None:
         return []
-    shown = min(session.level, session.levels)
-    return [tuple(f) for f in last.data["failures"] if EXAMPLES < f[0] <= shown]
+    return [tuple(f) for f in last.data["failures"] if EXAMPLES < f[0] <= shown(session)]
 
 
 def hint(sessions: Sessions, session: Session, kata: catalog.Kata) -> list[Hint] | None:
@@ -175,12 +174,29 @@ def hint(sessions: Sessions, session: Session, kata: catalog.Kata) -> list[Hint]
     return [Hint(title, category, 1, False) for category, title in pointers.items()]
 
 
+def shown(session: Session) -> int:
+    """The highest level whose prompt the candidate has seen."""
+    return min(session.level, session.levels)
+
+
+def open_questions(session: Session, kata: catalog.Kata) -> list[int]:
+    """The indices of the questions of the levels open so far: the ones that can be answered."""
+    return [i for i, q in enumerate(kata.meta["questions"])
+            if metadata.question_level(q) <= shown(session)]
+
+
 def ask(sessions: Sessions, session: Session, kata: catalog.Kata, text: str) -> tuple[int, bool]:
     """(question index, asked before) for the question `text` means; index -1 when none."""
-    index = match(text, kata.meta["questions"])
+    index = match(text, kata.meta["questions"], set(open_questions(session, kata)))
     if index is None:
         return -1, False
     before = index in session.asked
     if not before:
         sessions.record(session, now(), (Kind.ASK, session.level, {"question": index}))
     return index, before
+
+
+def spec(sessions: Sessions, session: Session) -> None:
+    """Note that the candidate opened the full prompt, where the session shows briefs."""
+    if session.briefed:
+        sessions.record(session, now(), (Kind.SPEC, shown(session), {}))

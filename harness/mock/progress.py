@@ -14,7 +14,9 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from harness import catalog
-from harness.mock.session import Session, Sessions
+from harness.interviewer import rubric
+from harness.interviewer import text as interviewer_text
+from harness.mock.session import Mode, Session, Sessions
 from harness.mock.text import clock, say
 from harness.store import Attempt, Store, StoreError
 
@@ -142,6 +144,7 @@ def report(console: Console, store: Store, lang: str) -> None:
             cells[0] += " " + say("gone", lang)
         table.add_row(*(Text(c) for c in cells))
     console.print(table)
+    rubric_history(console, store, sessions, lang)
     if revealed:  # `kata solution` promised that a look is recorded: here it is
         seen = ", ".join(f"{kata} ({_when(at)})" for kata, at in sorted(revealed.items()))
         console.print(say("solutions_seen", lang, katas=seen), markup=False, highlight=False)
@@ -150,3 +153,33 @@ def report(console: Console, store: Store, lang: str) -> None:
         (store.path.parent / CHART).unlink(missing_ok=True)
     message = say("chart", lang, path=path) if path else say("chart_empty", lang)
     console.print(message, markup=False, highlight=False, soft_wrap=True)
+
+
+def rubric_history(console: Console, store: Store, sessions: list[Session], lang: str) -> None:
+    """The interviewer's levels of every scored pair session, next to its levels passed."""
+    scores = rubric.Scores(store)
+    scored = [(s, scores.of(s.id)) for s in sessions if s.mode == Mode.PAIR]
+    scored = [(s, score) for s, score in scored if not score.empty]
+    if not scored:
+        return
+    dims = rubric.dimensions()
+
+    def says(key: str, **fields: object) -> str:
+        return interviewer_text.say(key, lang, **fields)
+
+    table = Table(*(Column(says(c), no_wrap=True) for c in
+                    ("col_when", "col_kata", "col_levels", "col_rubric", "col_points")),
+                  title=says("history"), box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                  collapse_padding=True)
+    for session, score in scored:
+        kata = next((k for k in catalog.all_katas() if k.name == session.kata), None)
+        points = rubric.points(kata) if kata else []
+        levels = " ".join(str(score.levels[d.id][0]) if d.id in score.levels else "·"
+                          for d in dims)
+        covered = sum(score.covered.get(p, False) for p in points)
+        table.add_row(*(Text(c) for c in (_when(session.started), session.kata,
+                                          f"{session.levels_passed}/{session.levels}", levels,
+                                          f"{covered}/{len(points)}" if points else "—")))
+    console.print(table)
+    console.print(says("legend", names=", ".join(d.id for d in dims)), markup=False,
+                  highlight=False, soft_wrap=True)

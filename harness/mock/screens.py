@@ -6,9 +6,9 @@ import time
 
 from rich.console import Console
 
-from harness import catalog, render
+from harness import catalog, cjk, render
 from harness.mock import interview
-from harness.mock.session import Reason, Session
+from harness.mock.session import Mode, Reason, Session
 from harness.mock.text import clock, say
 
 
@@ -24,11 +24,23 @@ class Screen:
     def rule(self, text: str) -> None:
         self.console.rule(text.replace("[", r"\["))
 
-    def level(self, kata: catalog.Kata, n: int) -> None:
+    def level(self, kata: catalog.Kata, n: int, brief: bool = False) -> None:
+        """Level n's heading and its prompt, or its brief (when the kata has one)."""
         spec = kata.meta["levels"][n - 1]
         self.rule(say("level", self.lang, n=n, total=kata.num_levels,
                       title=spec["title"][self.lang]))
-        render.print_markdown(self.console, spec["prompt"][self.lang], self.lang)
+        text = spec.get("brief", {}).get(self.lang) if brief else None
+        if brief and not text:
+            self.say("no_brief", "yellow", n=n)
+        render.print_markdown(self.console, text or spec["prompt"][self.lang], self.lang)
+
+    def spec(self, session: Session, kata: catalog.Kata) -> None:
+        """The full prompt of every level open so far."""
+        self.say("spec", "bold")
+        for n in range(1, interview.shown(session) + 1):
+            self.level(kata, n)
+        if session.briefed:
+            self.say("spec_noted", "dim")
 
     def clock(self, session: Session) -> None:
         self.say("clock", "bold", left=clock(session.left(interview.now())))
@@ -37,28 +49,41 @@ class Screen:
         if resumed:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(session.started))
             self.say("resumed", kata=kata.name, when=when)
-        self.say("banner", "bold", title=kata.title(self.lang), minutes=f"{session.minutes:g}",
+        banner = "banner_pair" if session.mode == Mode.PAIR else "banner"
+        self.say(banner, "bold", title=kata.title(self.lang), minutes=f"{session.minutes:g}",
                  file=session.file)
-        self.level(kata, session.level)
+        self.level(kata, session.level, session.briefed)
         self.clock(session)
-        self.say("how_to")
+        self.say({Mode.SOLO: "how_to", Mode.BRIEF: "how_to_brief",
+                  Mode.PAIR: "how_to_pair"}[session.mode])
 
     def questions(self, session: Session, kata: catalog.Kata) -> None:
-        questions = kata.meta["questions"]
-        self.say("questions", "bold", asked=len(session.asked), total=len(questions))
-        for i, q in enumerate(questions):
-            self.console.print(f"  {i + 1}. {q['ask'][self.lang]}", markup=False, soft_wrap=True)
+        """The questions of the levels open so far, numbered as in kata.toml (and the script)."""
+        questions, shown = kata.meta["questions"], interview.open_questions(session, kata)
+        asked = [i for i in session.asked if i in shown]
+        self.say("questions", "bold", asked=len(asked), total=len(shown))
+        for i in shown:
+            self.console.print(f"  {i + 1}. {questions[i]['ask'][self.lang]}", markup=False,
+                               soft_wrap=True)
             if i in session.asked:
-                self.console.print(f"     → {q['answer'][self.lang]}", markup=False,
+                self.console.print(f"     → {questions[i]['answer'][self.lang]}", markup=False,
                                    soft_wrap=True, style="green")
         self.say("ask_how")
 
-    def answer(self, kata: catalog.Kata, index: int, before: bool) -> None:
+    def answer(self, session: Session, kata: catalog.Kata, index: int, before: bool) -> None:
         questions = kata.meta["questions"]
         if index < 0:
             self.say("no_match", "yellow")
-            for i, q in enumerate(questions):
-                self.console.print(f"  {i + 1}. {q['ask'][self.lang]}", markup=False,
+            levels = kata.meta["levels"][:interview.shown(session)]
+            left_open = [(n, level["open"][self.lang]) for n, level in enumerate(levels, start=1)
+                         if level.get("open", {}).get(self.lang)]
+            if left_open:
+                self.say("open_points")
+                for n, text in left_open:
+                    self.say("open_point", n=n, text=flat(text, self.lang))
+            self.say("can_answer")
+            for i in interview.open_questions(session, kata):
+                self.console.print(f"  {i + 1}. {questions[i]['ask'][self.lang]}", markup=False,
                                    soft_wrap=True)
             return
         self.say("heard", ask=questions[index]["ask"][self.lang])
@@ -82,7 +107,7 @@ class Screen:
             self.say("level_passed", "green bold", n=v.level, at=clock(at), took=clock(took))
             if not session.done:
                 self.say("unlocked", "bold", n=session.level)
-                self.level(kata, session.level)
+                self.level(kata, session.level, session.briefed)
                 self.clock(session)
             return
         self.say("level_counts", "red", n=v.level, passed=v.counts[0], total=v.counts[1])
@@ -90,7 +115,7 @@ class Screen:
             self.say("lower_failing", "red", n=v.level)
         self.say("failing")
         self.failures([(r.level, r.title, r.verdict) for r in v.failures], v.level)
-        self.say("hint_how")
+        self.say("hint_how_pair" if session.mode == Mode.PAIR else "hint_how")
         self.clock(session)
 
     def failures(self, failures: list[tuple[int, str, str]], current: int | None = None) -> None:
@@ -153,6 +178,12 @@ class Screen:
             steps[category] = steps.get(category, 0) + 1
         for category, n in steps.items():
             self.say("hint_item", category=category, steps=f"{n}/2")
+        if session.briefed:
+            opened = session.spec_opened()
+            if not opened:
+                self.say("spec_never")
+            for level, at in sorted(opened.items()):
+                self.say("spec_opened", n=level, at=clock(at))
         if kata is None:
             self.say("no_meta", "yellow")
             return
@@ -166,7 +197,10 @@ class Screen:
                          n=level)
             else:
                 self.say("question_missed", ask=q["ask"][self.lang])
-        self.followups(kata)
+        if session.mode == Mode.PAIR:  # the follow-ups and their points are the interviewer's
+            self.say("end_pair", "bold")
+        else:
+            self.followups(kata)
         self.say("untouched")
 
     def followups(self, kata: catalog.Kata) -> None:
@@ -180,3 +214,8 @@ class Screen:
         self.rule(say("selfcheck", self.lang))
         for item in kata.meta["selfcheck"][self.lang]:
             self.console.print(f"  [ ] {item}", markup=False, soft_wrap=True)
+
+
+def flat(text: str, lang: str) -> str:
+    """A wrapped paragraph on one line: Chinese lines join without a space."""
+    return " ".join(cjk.prose(text, lang).split())

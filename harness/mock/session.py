@@ -18,7 +18,7 @@ from harness.store import Store
 # The tables (mock_sessions, mock_events) are part of the progress store's one versioned schema:
 # see harness.store.SCHEMA.
 
-COLUMNS = "id, kata, file, lang, levels, minutes, started, ended, reason"
+COLUMNS = "id, kata, file, lang, levels, minutes, started, ended, reason, mode"
 
 
 class Reason(StrEnum):
@@ -28,11 +28,19 @@ class Reason(StrEnum):
     ENDED = "ended"
 
 
+class Mode(StrEnum):
+    """How a session is run."""
+    SOLO = "solo"  # the tool plays the interviewer; each level opens with its full prompt
+    BRIEF = "brief"  # solo, each level opens with its brief: the rules are earned by asking
+    PAIR = "pair"  # a person plays the interviewer: briefs, and the tool answers nothing
+
+
 class Kind(StrEnum):
     SUBMIT = "submit"  # data: hidden [passed, total], failures [[level, title, hint, verdict]], ...
     PASS = "pass"  # the first full pass of `level`
-    HINT = "hint"  # data: category, step (0 = nudge, 1 = pointer)
-    ASK = "ask"  # data: question (its index in kata.toml)
+    HINT = "hint"  # data: category, step (0 = nudge, 1 = pointer); by: "interviewer" in pairs
+    ASK = "ask"  # data: question (its index in kata.toml); by: "interviewer" in pairs
+    SPEC = "spec"  # the candidate opened the full prompt of the levels up to `level`
 
 
 class SessionError(Exception):
@@ -58,11 +66,17 @@ class Session:
     started: float
     ended: float | None = None
     reason: Reason | None = None
+    mode: Mode = Mode.SOLO
     events: list[Event] = field(default_factory=list)
 
     @property
     def is_open(self) -> bool:
         return self.ended is None
+
+    @property
+    def briefed(self) -> bool:
+        """Each level opens with its brief rather than its full prompt."""
+        return self.mode != Mode.SOLO
 
     @property
     def deadline(self) -> float:
@@ -118,6 +132,14 @@ class Session:
             first.setdefault(e.data["question"], (e.at - self.started, e.level))
         return first
 
+    def spec_opened(self) -> dict[int, float]:
+        """level -> seconds into the session when its full prompt was first opened."""
+        first: dict[int, float] = {}
+        for e in self.of(Kind.SPEC):
+            for level in range(1, e.level + 1):
+                first.setdefault(level, e.at - self.started)
+        return first
+
     @property
     def hints(self) -> list[tuple[str, int]]:
         """(category, step) of every hint shown, once each, in the order they were first shown."""
@@ -145,12 +167,13 @@ class Sessions:
         self.store = store
 
     def start(self, kata: str, file: str, lang: str, levels: int, minutes: float,
-              at: float) -> Session:
+              at: float, mode: Mode = Mode.SOLO) -> Session:
         try:
             with self.store.transaction() as db:
                 cur = db.execute(
-                    "INSERT INTO mock_sessions (kata, file, lang, levels, minutes, started, open) "
-                    "VALUES (?, ?, ?, ?, ?, ?, 1)", (kata, file, lang, levels, minutes, at))
+                    "INSERT INTO mock_sessions (kata, file, lang, levels, minutes, started, open, "
+                    "mode) VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
+                    (kata, file, lang, levels, minutes, at, mode.value))
                 sid = cur.lastrowid
         except sqlite3.IntegrityError as exc:
             current = self.current()
@@ -187,6 +210,11 @@ class Sessions:
         found = self._load("WHERE ended IS NOT NULL")
         return max(found, key=lambda s: (s.ended, s.id), default=None)
 
+    def last_pair(self) -> Session | None:
+        """The pair session started last, open or finished."""
+        found = self._load("WHERE mode = ?", (Mode.PAIR.value,))
+        return max(found, key=lambda s: (s.started, s.id), default=None)
+
     def get(self, sid: int) -> Session:
         found = self._load("WHERE id = ?", (sid,))
         if not found:
@@ -200,7 +228,8 @@ class Sessions:
         with self.store.transaction() as db:
             rows = db.execute(f"SELECT {COLUMNS} FROM mock_sessions {where} ORDER BY started, id",
                               args).fetchall()
-            sessions = [Session(*row[:8], Reason(row[8]) if row[8] else None) for row in rows]
+            sessions = [Session(*row[:8], Reason(row[8]) if row[8] else None, Mode(row[9]))
+                        for row in rows]
             for s in sessions:
                 events = db.execute("SELECT at, kind, level, data FROM mock_events "
                                     "WHERE session = ? ORDER BY id", (s.id,)).fetchall()

@@ -17,6 +17,40 @@ MESSAGES: dict[str, tuple[str, str]] = {
                "用 `kata mock ask \"…\"` 問釐清問題(`kata mock questions` 列出面試官能回答的問題)。"
                "用 `kata mock submit` 評分你的檔案,或用 `kata mock watch` 在每次存檔時評分。"
                "`kata mock status` 再顯示一次這個畫面,`kata mock end` 提早結束。"),
+    "banner_pair": ("Pair mock interview · {title} · {minutes} min · your file: {file}",
+                    "雙人模擬面試 · {title} · {minutes} 分鐘 · 你的檔案：{file}"),
+    "no_brief": ("(Level {n} has no brief yet: here is its full prompt.)",
+                 "（第 {n} 關還沒有簡述，以下是完整題目。）"),
+    "how_to_brief": ("This is the question as an interviewer would put it: the edge rules are "
+                     "yours to ask for. Ask with `kata mock ask \"…\"` (`kata mock questions` "
+                     "lists what the interviewer can answer so far); `kata mock spec` shows the "
+                     "full prompt, "
+                     "and the scorecard notes it. Grade your file with `kata mock submit`, or "
+                     "`kata mock watch` to grade every save. `kata mock status` shows this screen "
+                     "again, `kata mock end` stops early.",
+                     "這是面試官口頭出題的樣子：邊界規則要靠你自己問出來。用 `kata mock ask \"…\"` "
+                     "發問（`kata mock questions` 列出面試官目前能回答的問題）；`kata mock spec` "
+                     "顯示完整題目，成績單會記下這件事。用 `kata mock submit` 評分你的檔案，或用 "
+                     "`kata mock watch` 在每次存檔時評分。`kata mock status` 再顯示一次這個畫面，"
+                     "`kata mock end` 提早結束。"),
+    "how_to_pair": ("Your interviewer gives you the question, answers your questions and gives "
+                    "hints; this screen stays silent. Grade your file with `kata mock submit`, or "
+                    "`kata mock watch` to grade every save. `kata mock spec` shows the full prompt "
+                    "(your interviewer sees that you opened it). `kata mock status` shows this "
+                    "screen again, `kata mock end` stops early.",
+                    "面試官會出題、回答你的問題並給提示；這個畫面不會替面試官回答。用 "
+                    "`kata mock submit` 評分你的檔案，或用 `kata mock watch` 在每次存檔時評分。"
+                    "`kata mock spec` 顯示完整題目（面試官會看到你打開過）。`kata mock status` "
+                    "再顯示一次這個畫面，`kata mock end` 提早結束。"),
+    "pair_ask": ("In a pair interview your interviewer answers your questions: ask them aloud. "
+                 "Nothing was recorded.",
+                 "雙人面試中由面試官回答你的問題：請直接開口問。這次沒有記錄任何東西。"),
+    "pair_hint": ("In a pair interview your interviewer gives the hints: ask them for one.",
+                  "雙人面試中由面試官給提示：請直接向面試官要提示。"),
+    "hint_how_pair": ("Stuck? Ask your interviewer for a hint.", "卡住了嗎？請向面試官要提示。"),
+    "spec": ("The full prompt of the levels open so far:", "目前已開放關卡的完整題目："),
+    "spec_noted": ("(Opening the full prompt is noted on the scorecard.)",
+                   "（打開完整題目這件事會記在成績單上。）"),
     "no_session": ("No mock interview is open. Start one with `kata mock [KATA]`.",
                    "目前沒有進行中的模擬面試。用 `kata mock [KATA]` 開始一場。"),
     "time_was_up": ("Your session on {kata} is over: its time was up, and your file was graded as "
@@ -52,8 +86,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "heard": ("The interviewer heard: {ask}", "面試官聽到的問題:{ask}"),
     "answer": ("Answer: {answer}", "回答:{answer}"),
     "asked_before": ("(you asked this one before)", "(這題你之前問過了)"),
-    "no_match": ("The interviewer has no answer to that in their notes. Questions they can answer:",
-                 "面試官的筆記裡沒有這個問題的答案。他們能回答的問題:"),
+    "no_match": ("The interviewer has no answer to that in their notes.",
+                 "面試官的筆記裡沒有這個問題的答案。"),
+    "open_points": ("The spec leaves these points open on purpose: any reasonable choice is "
+                    "accepted, so say which one you make.",
+                    "題目刻意把下列幾點留給你決定：任何合理的選擇都可以，說清楚你選了哪一種。"),
+    "open_point": ("  · Level {n}: {text}", "  · 第 {n} 關：{text}"),
+    "can_answer": ("Questions they can answer so far:", "面試官目前能回答的問題："),
     # submit
     "grading": ("Grading {file} …", "正在評分 {file} …"),
     "import_error": ("✗ {error}", "✗ {error}"),
@@ -126,6 +165,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "followups": ("Follow-up discussion", "後續討論"),
     "points": ("  A good answer covers:", "  好的回答會提到:"),
     "selfcheck": ("Self-check", "自我檢查"),
+    "spec_opened": ("  Full prompt of Level {n} opened at {at}",
+                    "  {at} 打開了第 {n} 關的完整題目"),
+    "spec_never": ("Full prompt: never opened; you worked from the briefs and your questions.",
+                   "完整題目：沒有打開過；你是靠簡述和自己的提問完成的。"),
+    "end_pair": ("Your interviewer now leads the follow-up discussion, then scores the session "
+                 "(`kata interviewer score`); `kata interviewer report` shows you the feedback.",
+                 "接下來由面試官帶後續討論，再替這場面試評分（`kata interviewer score`）；"
+                 "`kata interviewer report` 會顯示給你的回饋。"),
     "untouched": ("Your file was read, never changed.", "你的檔案只被讀取,沒有被修改。"),
     "no_meta": ("(the follow-ups are unavailable: the kata is no longer in katas/)",
                 "(無法顯示後續討論:這題已經不在 katas/ 裡)"),

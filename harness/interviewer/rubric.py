@@ -1,0 +1,101 @@
+"""The rubric: seven dimensions on one anchored scale (1 poor, 2 mixed, 3 good, 4 excellent), and
+an interviewer's scores of a pair session, kept in the progress store.
+
+Scores are an append-only log (`rubric_entries`): the latest entry for an item is its value, so
+scoring in several goes, or correcting a level, loses nothing and two writers cannot tear a
+score. Items: a dimension's id, `point:F.P` (follow-up F's point P, both from 1) and `notes`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from harness import catalog
+from harness.store import Store
+
+RUBRIC = Path(__file__).with_name("rubric.toml")
+LEVELS = (1, 2, 3, 4)
+NOTES = "notes"
+POINT = "point:"
+
+
+@dataclass(frozen=True)
+class Dimension:
+    id: str
+    name: dict[str, str]
+    anchors: dict[str, list[str]]  # lang -> the anchors of levels 1 to 4
+
+
+@cache
+def _data() -> dict:
+    with open(RUBRIC, "rb") as f:
+        return tomllib.load(f)
+
+
+def dimensions() -> list[Dimension]:
+    return [Dimension(d["id"], d["name"], d["anchors"]) for d in _data()["dimensions"]]
+
+
+def level_name(level: int, lang: str) -> str:
+    return _data()["levels"][lang][level - 1]
+
+
+def kata_anchors(kata: catalog.Kata, dimension: str, lang: str) -> list[str]:
+    """The kata's own anchors of a dimension, levels 1 to 4 (empty when it has none)."""
+    return kata.meta.get("rubric", {}).get(dimension, {}).get(lang, [])
+
+
+def point_item(followup: int, point: int) -> str:
+    return f"{POINT}{followup}.{point}"
+
+
+def points(kata: catalog.Kata) -> list[tuple[int, int]]:
+    """(follow-up, point), both from 1, of every point a good answer covers."""
+    return [(f, p) for f, followup in enumerate(kata.meta.get("followups", []), start=1)
+            for p in range(1, len(followup["points"]["en"]) + 1)]
+
+
+@dataclass
+class Score:
+    """One session's rubric as it stands: the latest entry of each item."""
+    levels: dict[str, tuple[int, str]] = field(default_factory=dict)  # dimension -> level, why
+    covered: dict[tuple[int, int], bool] = field(default_factory=dict)  # (follow-up, point)
+    notes: str = ""
+    at: float | None = None  # the latest entry's time
+
+    @property
+    def empty(self) -> bool:
+        return self.at is None
+
+
+class Scores:
+    """The rubric entries in the progress store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def record(self, session: int, at: float, entries: list[tuple[str, int | None, str]]) -> None:
+        """(item, level, text) entries, in one transaction."""
+        with self.store.transaction() as db:
+            db.executemany("INSERT INTO rubric_entries (session, at, item, level, text) "
+                           "VALUES (?, ?, ?, ?, ?)",
+                           [(session, at, item, level, text) for item, level, text in entries])
+
+    def of(self, session: int) -> Score:
+        with self.store.transaction() as db:
+            rows = db.execute("SELECT at, item, level, text FROM rubric_entries WHERE session = ? "
+                              "ORDER BY id", (session,)).fetchall()
+        score = Score()
+        for at, item, level, text in rows:
+            score.at = at
+            if item == NOTES:
+                score.notes = text
+            elif item.startswith(POINT):
+                f, p = item.removeprefix(POINT).split(".")
+                score.covered[int(f), int(p)] = bool(level)
+            else:
+                score.levels[item] = (level, text)
+        return score

@@ -1,0 +1,136 @@
+"""The interviewer's script of a kata: one sheet per level, then the follow-ups and the rubric.
+
+Each sheet holds, in the order an interviewer needs them: the time plan, the brief to read out,
+the full prompt as the answer key, the clarifying questions with their answers (and what the
+level leaves open), the hint ladder of every hint category its hidden tests use, and the classic
+mistakes that show first at that level with the titles that catch them. Built as plain data, so
+the terminal and the HTML page show the same thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from harness import catalog, metadata
+from harness.interviewer import mistakes, rubric
+from harness.interviewer.suite import HiddenTest, levels_by_title
+
+
+@dataclass(frozen=True)
+class Plan:
+    start: float  # minutes into the session
+    end: float
+    pointers: float  # when to give the pointers if the level still fails
+    followups: float  # when the follow-ups start, whatever the level
+
+
+@dataclass(frozen=True)
+class Question:
+    number: int  # from 1, as `kata mock questions` and `kata interviewer answered` number them
+    id: str
+    ask: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class HintLadder:
+    category: str
+    nudge: str
+    pointer: str
+    titles: tuple[str, ...]  # the hidden tests of the level that use it
+
+
+@dataclass(frozen=True)
+class Mistake:
+    name: str
+    text: str
+    caught_by: tuple[str, ...]
+    planted: bool
+
+
+@dataclass
+class Sheet:
+    level: int
+    title: str
+    brief: str | None
+    prompt: str
+    plan: Plan
+    left_open: str | None
+    questions: list[Question] = field(default_factory=list)
+    hints: list[HintLadder] = field(default_factory=list)
+    mistakes: list[Mistake] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Followup:
+    question: str
+    points: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Anchored:
+    id: str
+    name: str
+    anchors: tuple[str, ...]  # levels 1 to 4
+    own: tuple[str, ...]  # the kata's own anchors, levels 1 to 4, or ()
+
+
+@dataclass
+class Script:
+    kata: str
+    lang: str
+    title: str
+    minutes: float
+    sheets: list[Sheet]
+    followups: list[Followup]
+    selfcheck: list[str]
+    other_hints: list[HintLadder]  # categories no hidden test uses
+    other_mistakes: list[Mistake]  # mutants whose titles no hidden test has
+    rubric: list[Anchored]
+
+
+def plan(minutes: float, levels: int) -> list[Plan]:
+    """An even split of the clock, an eighth of it (one minute at least) kept for the follow-ups;
+    the pointers come a third of a level's time after it should have passed."""
+    followups = minutes - max(1.0, round(minutes / 8))
+    each = followups / levels
+    return [Plan(n * each, (n + 1) * each, min((n + 4 / 3) * each, followups), followups)
+            for n in range(levels)]
+
+
+def build(kata: catalog.Kata, lang: str, tests: list[HiddenTest]) -> Script:
+    meta = kata.meta
+    levels = levels_by_title(tests)
+    plans = plan(float(meta["minutes"]), kata.num_levels)
+    sheets = [Sheet(n, spec["title"][lang], spec.get("brief", {}).get(lang),
+                    spec["prompt"][lang], plans[n - 1], spec.get("open", {}).get(lang))
+              for n, spec in enumerate(meta["levels"], start=1)]
+    for number, q in enumerate(meta["questions"], start=1):
+        level = min(metadata.question_level(q), kata.num_levels)
+        sheets[level - 1].questions.append(
+            Question(number, q["id"], q["ask"][lang], q["answer"][lang]))
+    hints, placed = meta.get("hints", {}), set()
+    for sheet in sheets:
+        own = [t for t in tests if t.level == sheet.level]
+        for category in dict.fromkeys(t.hint for t in own if t.hint in hints):
+            placed.add(category)
+            titles = tuple(dict.fromkeys(t.title for t in own if t.hint == category))
+            sheet.hints.append(_ladder(category, hints[category][lang], titles))
+    other_hints = [_ladder(c, texts[lang], ()) for c, texts in hints.items() if c not in placed]
+    other_mistakes = []
+    for m in mistakes.load(kata):
+        mistake = Mistake(m.name, m.mistake[lang], m.caught_by, m.planted)
+        level = mistakes.level_of(m, levels)
+        (sheets[level - 1].mistakes if level else other_mistakes).append(mistake)
+    followups = [Followup(f["question"][lang], tuple(f["points"][lang]))
+                 for f in meta.get("followups", [])]
+    anchored = [Anchored(d.id, d.name[lang], tuple(d.anchors[lang]),
+                         tuple(rubric.kata_anchors(kata, d.id, lang)))
+                for d in rubric.dimensions()]
+    return Script(kata.name, lang, kata.title(lang), float(meta["minutes"]), sheets, followups,
+                  list(meta.get("selfcheck", {}).get(lang, [])), other_hints, other_mistakes,
+                  anchored)
+
+
+def _ladder(category: str, texts: list[str], titles: tuple[str, ...]) -> HintLadder:
+    return HintLadder(category, texts[0], texts[1], titles)

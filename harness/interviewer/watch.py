@@ -1,0 +1,60 @@
+"""The live view: follow the open session from a second process, reading the store and never
+writing it. The candidate's commands (`kata mock submit`, `kata mock watch`) write the session;
+this only polls it, so both can run at once on one machine."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+
+from harness import catalog
+from harness.interviewer.screens import Printer
+from harness.interviewer.text import say
+from harness.interviewer.timeline import Timeline
+from harness.mock import interview
+from harness.mock.countdown import Countdown
+from harness.mock.session import Session, SessionError, Sessions
+from harness.mock.text import clock
+from harness.store import StoreError
+
+sleep = time.sleep  # tests replace it
+INTERVAL = 1.0  # seconds between two looks at the store
+
+
+def follow(console: Console, sessions: Sessions, session: Session, kata: catalog.Kata | None,
+           lang: str, interval: float = INTERVAL) -> bool:
+    """Print every event of the session as it lands, with a clock line between; return when the
+    session ends (True) or disappears from the store (False)."""
+    printer, timeline = Printer(console, lang), Timeline(session, kata, lang, detail=True)
+    state = {"session": session, "seen": 0}
+
+    def line() -> str:
+        s = state["session"]
+        n, left = min(s.level, s.levels), s.left(interview.now())
+        if left <= 0:
+            return say("watch_late", lang, n=n, total=s.levels)
+        return say("watch_line", lang, n=n, total=s.levels, left=clock(left))
+
+    countdown = Countdown(console, line, lambda: state["session"].left(interview.now()))
+    with countdown:
+        while True:
+            try:
+                fresh = sessions.get(session.id)
+            except StoreError:  # a candidate's command is writing right now: look again later
+                fresh = None
+            except SessionError:  # the store was replaced (a corrupt file moved aside)
+                return False
+            if fresh is not None:
+                state["session"] = timeline.session = fresh
+                new, state["seen"] = fresh.events[state["seen"]:], len(fresh.events)
+                if new or not fresh.is_open:
+                    with countdown.paused():
+                        for event in new:
+                            for entry in timeline.lines(event):
+                                printer.line(entry)
+                        if not fresh.is_open:
+                            printer.line(timeline.end())
+                            return True
+            countdown.show()
+            sleep(interval)

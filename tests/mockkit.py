@@ -1,0 +1,74 @@
+"""Helpers for the tests of `kata mock` and `kata interviewer`: the CLI as a learner drives it,
+graded runs made to order, and a clock that moves only when told (the fixtures that install them
+are in conftest.py)."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.mock.session import Sessions
+from harness.results import KataRun
+from harness.results import TestResult as Result  # not a test class
+from harness.store import Store
+
+runner = CliRunner()
+L1 = [("tied scores must count one half", "ties"),
+      ("a perfect ranking must give 1 and a reversed one 0", "orientation")]
+L2 = [("the curve must start at (0, 0) with threshold +inf and end at (1, 1)", "curve")]
+L3 = [("samples of zero weight must be ignored, curve points included", "weights")]
+LEVELS = {1: L1, 2: L2, 3: L3}  # a few hidden tests of auc_roc per level: (title, hint category)
+
+
+def kata(*args: str, input: str | None = None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def make_run(passing: set[int], import_error: str | None = None, levels=None,
+             name: str = "auc_roc") -> KataRun:
+    """A graded run of `name` (auc_roc by default) in which exactly the levels in `passing`
+    pass; `levels` maps each level to its hidden tests' (title, hint category)."""
+    results = [Result("example", 0, "test_example_from_the_prompt", None, "failed",
+                      "wrong answer")]
+    for level, tests in (levels or LEVELS).items():
+        ok = level in passing and import_error is None
+        results += [Result(f"t{level}{i}", level, title, hint,
+                           "passed" if ok else "failed", "" if ok else "wrong answer")
+                    for i, (title, hint) in enumerate(tests)]
+    return KataRun(name, "stub", import_error, results)
+
+
+class Clock:
+    def __init__(self, t: float = 1_700_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+class Grader:
+    """Stands in for grading.grade: each call takes the next queued run (or raises it)."""
+
+    def __init__(self) -> None:
+        self.runs: list = []
+        self.calls: list[str] = []
+
+    def __call__(self, kata, impl="stub", *extra, hidden_only=False, via="none"):
+        self.calls.append(impl)
+        run = self.runs.pop(0)
+        if isinstance(run, BaseException):
+            raise run
+        return run, ""
+
+
+def start(work, *extra: str, name: str = "auc_roc"):
+    result = kata("mock", name, "--file", str(work), "--minutes", "30", *extra)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def current():
+    return Sessions(Store()).current()
