@@ -164,7 +164,7 @@ def test_a_whole_session_unlocks_levels_in_order_with_counted_hints(work, clock,
     assert grader.calls == [str(work)] * 4
 
     zh = kata("mock", "scorecard", "--lang", "zh-TW")
-    assert zh.exit_code == 0 and "通過關卡:3 / 3" in zh.output and "後續討論" in zh.output
+    assert zh.exit_code == 0 and "通過關卡：3 / 3" in zh.output and "後續討論" in zh.output
     assert AUC.meta["followups"][0]["question"]["zh-TW"] in zh.output
     assert AUC.meta["selfcheck"]["zh-TW"][0] in zh.output
 
@@ -428,7 +428,7 @@ def test_hints_in_a_chinese_session_give_the_english_test_title_context(work, cl
     for line in failed.output.splitlines():
         if title in line:  # never an English title on its own: it is named as the test's name
             assert "測試" in line, line
-    assert "失敗隱藏測試(英文名稱)" in failed.output
+    assert "失敗隱藏測試（英文名稱）" in failed.output
     english = kata("mock", "hint", "--lang", "en")
     assert "Hint 2 of 2 for “tied scores must count one half”" in english.output
 
