@@ -115,25 +115,21 @@ def _distributions(x: np.ndarray, t: np.ndarray, k: np.ndarray, top_p: np.ndarra
     p = np.exp(s)
     p /= p.sum(axis=1, keepdims=True)
 
-    rows = np.flatnonzero(~greedy & (k >= 1) & (k < vocab))
-    if len(rows):
-        kth = np.take_along_axis(np.sort(s[rows], axis=1), (vocab - k[rows])[:, None], axis=1)
-        _keep(p, rows, s[rows] >= kth)  # ties of the k-th largest stay
+    for kk in np.unique(k[~greedy & (k >= 1) & (k < vocab)]):  # one partition per distinct k
+        rows = np.flatnonzero(~greedy & (k == kk))
+        kth = np.partition(s[rows], vocab - kk, axis=1)[:, vocab - kk]  # the kk-th largest
+        _keep(p, rows, s[rows] >= kth[:, None])  # its ties stay
 
     rows = np.flatnonzero(~greedy & (top_p < 1))
     if len(rows):
         sub = p[rows]
-        order = np.argsort(-sub, axis=1, kind="stable")
-        desc = np.take_along_axis(sub, order, axis=1)
+        desc = -np.sort(-sub, axis=1)
         above = np.zeros_like(desc)  # the mass before each position, most probable first
         above[:, 1:] = np.cumsum(desc, axis=1)[:, :-1]
-        starts = np.ones(desc.shape, dtype=bool)  # ties share the mass above their first member
-        starts[:, 1:] = desc[:, 1:] != desc[:, :-1]
-        first = np.maximum.accumulate(np.where(starts, np.arange(vocab), 0), axis=1)
-        keep = np.empty(desc.shape, dtype=bool)
-        np.put_along_axis(keep, order, np.take_along_axis(above, first, axis=1)
-                          < top_p[rows, None], axis=1)
-        _keep(p, rows, keep)
+        # Positions with above < top_p form a prefix; keeping every token at least as probable
+        # as its last member keeps that member's ties, which share the mass above it.
+        last = (above < top_p[rows, None]).sum(axis=1) - 1
+        _keep(p, rows, sub >= desc[np.arange(len(rows)), last][:, None])
 
     rows = np.flatnonzero(~greedy & (min_p > 0))
     if len(rows):
@@ -146,10 +142,11 @@ def _distributions(x: np.ndarray, t: np.ndarray, k: np.ndarray, top_p: np.ndarra
     return p
 
 
-def _draw(p: np.ndarray, u) -> np.ndarray:
-    """Inverse CDF in id order, row by row: the smallest i with u * c[V - 1] < c[i]."""
-    c = np.cumsum(p, axis=-1)
-    return np.argmax(np.asarray(u)[..., None] * c[..., -1:] < c, axis=-1)
+def _draw(p: np.ndarray, u: float) -> int:
+    """Inverse CDF in id order: the smallest i with u * c[V - 1] < c[i]."""
+    c = np.cumsum(p)
+    i = int(np.searchsorted(c, u * c[-1], side="right"))  # the first c[i] above u * c[V - 1]
+    return min(i, len(c) - 1)  # u * c[V - 1] may round up to c[V - 1] itself
 
 
 def probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0) -> np.ndarray:
@@ -163,7 +160,7 @@ def sample(logits, params: SamplingParams, rng) -> int:
     p = probs(logits, params.temperature, params.top_k, params.top_p, params.min_p)
     if params.temperature == 0:
         return int(np.argmax(p))  # greedy: no draw
-    return int(_draw(p, rng.random()))
+    return _draw(p, rng.random())
 
 
 def _batch(logits, temperature, top_k, top_p, min_p) -> tuple[np.ndarray, ...]:
@@ -185,8 +182,8 @@ def batch_sample(logits, temperature, top_k, top_p, min_p, rngs) -> np.ndarray:
         raise ValueError(f"need a list or tuple of one generator per row ({len(x)})")
     p = _distributions(x, t, k, top_p, min_p)
     # Greedy rows draw nothing; u = 0 then picks their one-hot token.
-    u = np.array([rng.random() if temp > 0 else 0.0 for temp, rng in zip(t, rngs, strict=True)])
-    return _draw(p, u)
+    u = [rng.random() if temp > 0 else 0.0 for temp, rng in zip(t, rngs, strict=True)]
+    return np.array([_draw(row, ui) for row, ui in zip(p, u, strict=True)], dtype=np.int64)
 
 
 # --- Level 3: speculative verification ----------------------------------------------------------
@@ -258,5 +255,5 @@ def verify(draft_tokens, draft_probs, target_probs, rng) -> list[int]:
             w = np.maximum(p[i] - q[i], 0.0)
             if w.sum() == 0:
                 w = p[i]
-            return [*drafts[:i], int(_draw(w, u[k]))]
-    return [*drafts, int(_draw(p[k], u[k]))]
+            return [*drafts[:i], _draw(w, u[k])]
+    return [*drafts, _draw(p[k], u[k])]
