@@ -37,7 +37,8 @@ def raises(call, *args) -> None:
         call(*args)
 
 
-def softmax(x) -> list[float]:
+def softmax(*x: float) -> list[float]:
+    """The plain softmax of these logits, in Python floats."""
     e = [math.exp(v - max(x)) for v in x]
     return [v / math.fsum(e) for v in e]
 

@@ -11,14 +11,19 @@ from harness.marks import level
 
 from . import oracle
 from .fakes import Scripted
-from .helpers import EIGHTHS, HALF_QUARTERS, close, grid_logits, identical, integer, params
+from .helpers import (
+    EIGHTHS,
+    HALF_QUARTERS,
+    close,
+    grid_logits,
+    identical,
+    integer,
+    params,
+    softmax,
+)
 
 grade = level(1, "filters")
 E = math.e
-
-
-def softmax(*x: float) -> list[float]:
-    return oracle.normalised([math.exp(v - max(x)) for v in x])
 
 
 # --- step 1: temperature and greedy -----------------------------------------------------------
