@@ -1,0 +1,1 @@
+"""Hidden suite of the speculative_sampling kata."""
