@@ -5,7 +5,7 @@ These are a starting point for debugging: each failure here shows its full trace
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="the kv_cache_debug kata needs torch")
+torch = pytest.importorskip("torch", reason="this kata needs torch: pip install -e '.[torch]'")
 
 V, D, F, L = 16, 8, 16, 2
 

@@ -104,7 +104,8 @@ def _plot(curve, out: Path) -> None:
     steps = [n for n, _, _ in curve]
     ax.plot(steps, [f for _, f, _ in curve], "o-", label="generate on the KV cache")
     ax.plot(steps, [s for _, _, s in curve], "s-", label="recompute every step")
-    ax.set_xscale("log", base=2)
+    ax.set_xscale("log")
+    ax.set_xticks(steps, [str(n) for n in steps])
     ax.set_yscale("log")
     ax.set_xlabel("new tokens (batch 8, prompts of 16)")
     ax.set_ylabel("CPU seconds, one thread")

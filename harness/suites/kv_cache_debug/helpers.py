@@ -85,6 +85,11 @@ def assert_rows_match(spec: Spec, ids: np.ndarray, mask: np.ndarray, logits: np.
             assert gap <= TOL, f"row {b}: real positions off the plain forward by {gap:.3g}"
 
 
+def identical(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal value for value, NaN matching NaN: a NaN in the cache is another test's failure."""
+    return a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all())
+
+
 @dataclass
 class Batch:
     """Ids and mask (B, S) as NumPy, the dtypes to pass them in, and the chunk sizes to feed."""

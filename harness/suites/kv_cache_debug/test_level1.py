@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from harness.marks import level
 
 from .helpers import (
+    SPEC,
     TOL,
     Batch,
     D,
@@ -15,6 +16,7 @@ from .helpers import (
     batches,
     fed_logits,
     feed,
+    identical,
     model,
     plain,
     tensors,
@@ -68,12 +70,11 @@ def test_the_last_of_three_layers_counts(impl):
 
 @grade("keys outside the model's list of weights must be ignored", hint="weights")
 def test_other_keys_are_ignored(impl):
-    spec = Spec()
     extra = {"pos_embed": torch.ones(7, D), "layers.0.attn.bias": torch.ones(3),
              "layers.4.note": torch.zeros(1), "lm_head.bias": torch.ones(48)}
     ids = torch.tensor(PROMPTS)
-    want, _ = model(impl, spec).forward(ids)
-    got, cache = impl.TinyGPT({**tensors(spec), **extra}, 4).forward(ids)
+    want, _ = model(impl).forward(ids)
+    got, cache = impl.TinyGPT({**tensors(SPEC), **extra}, 4).forward(ids)
     assert len(cache) == 2
     assert torch.equal(got, want)
 
@@ -117,7 +118,7 @@ def test_four_heads_match_the_plain_forward(impl):
        hint="dtype")
 def test_float32_weights_are_converted(impl):
     ids = torch.tensor(PROMPTS)
-    rounded = tensors(Spec(), torch.float32)
+    rounded = tensors(SPEC, torch.float32)
     want, _ = impl.TinyGPT({k: t.double() for k, t in rounded.items()}, 4).forward(ids)
     got, cache = impl.TinyGPT(rounded, 4).forward(ids)
     assert got.dtype == torch.float64
@@ -127,7 +128,7 @@ def test_float32_weights_are_converted(impl):
 
 @grade("building the model must leave the caller's weight tensors as they were", hint="inputs")
 def test_the_callers_weights_are_untouched(impl):
-    given_weights = tensors(Spec(), torch.float32)
+    given_weights = tensors(SPEC, torch.float32)
     kept = {key: (t, t.clone()) for key, t in given_weights.items()}
     impl.TinyGPT(given_weights, 4).forward(torch.tensor(PROMPTS))
     assert given_weights.keys() == kept.keys()
@@ -139,19 +140,19 @@ def test_the_callers_weights_are_untouched(impl):
        hint="positions")
 def test_decoding_on_the_cache(impl):
     # No mask: None means all ones, over the cached steps too.
-    spec, gpt = Spec(), model(impl, Spec())
+    gpt = model(impl)
     ids = torch.tensor(PROMPTS)
     _, cache = gpt.forward(ids[:, :3])
     for t in range(3, ids.shape[1]):
         logits, cache = gpt.forward(ids[:, t:t + 1], None, cache)
         assert logits.shape == (2, 1, 48)
         for b in range(2):
-            assert_close(logits[b, 0], plain(spec, tuple(PROMPTS[b, :t + 1].tolist()))[-1])
+            assert_close(logits[b, 0], plain(SPEC, tuple(PROMPTS[b, :t + 1].tolist()))[-1])
 
 
 @grade("the cache must grow along time and keep its first steps", hint="cache")
 def test_the_cache_grows_by_one_step(impl):
-    gpt = model(impl, Spec())
+    gpt = model(impl)
     mask = torch.tensor([[0, 1, 1, 1, 1], [1, 1, 1, 1, 1]])
     _, first = gpt.forward(torch.tensor(PROMPTS[:, :5]), mask)
     assert len(first) == 2
@@ -162,15 +163,14 @@ def test_the_cache_grows_by_one_step(impl):
     assert len(second) == 2
     for (k0, v0), (k1, v1) in zip(first, second, strict=True):
         assert k1.shape == v1.shape == (2, 4, 6, 8)
-        assert torch.equal(k1[:, :, :5], k0) and torch.equal(v1[:, :, :5], v0)
+        assert identical(k1[:, :, :5], k0) and identical(v1[:, :, :5], v0)
 
 
 @grade("padded rows must give finite logits, each row its own", hint="masks")
 def test_padded_rows(impl):
-    spec = Spec()
-    logits = fed_logits(model(impl, spec), PADDED)
+    logits = fed_logits(model(impl), PADDED)
     assert np.isfinite(logits).all()
-    assert_rows_match(spec, PADDED.ids, PADDED.mask, logits)
+    assert_rows_match(SPEC, PADDED.ids, PADDED.mask, logits)
 
 
 @grade("under any mask, a prefill then one token per call must give finite logits and each "
@@ -178,10 +178,9 @@ def test_padded_rows(impl):
 @settings(max_examples=60)
 @given(batches("decode"))
 def test_any_mask_prefill_then_decode(impl, batch):
-    spec = Spec()
-    logits = fed_logits(model(impl, spec), batch)
+    logits = fed_logits(model(impl), batch)
     assert np.isfinite(logits).all()
-    assert_rows_match(spec, batch.ids, batch.mask, logits)
+    assert_rows_match(SPEC, batch.ids, batch.mask, logits)
 
 
 @grade("every returned cache must be L float64 pairs (B, H, S, hd) that start with the cache "
@@ -190,7 +189,7 @@ def test_any_mask_prefill_then_decode(impl, batch):
 @given(batches("decode"))
 def test_every_cache_grows_from_the_last(impl, batch):
     rows = len(batch.ids)
-    for step in feed(model(impl, Spec()), batch):
+    for step in feed(model(impl), batch):
         end = step.start + step.logits.shape[1]
         assert len(step.cache_out) == 2
         for i, pair in enumerate(step.cache_out):
@@ -198,27 +197,26 @@ def test_every_cache_grows_from_the_last(impl, batch):
             for j, t in enumerate(pair):
                 assert t.dtype == torch.float64 and tuple(t.shape) == (rows, 4, end, 8)
                 if step.cache_in is not None:
-                    assert torch.equal(t[:, :, :step.start], step.cache_in[i][j])
+                    assert identical(t[:, :, :step.start], step.cache_in[i][j])
 
 
 @grade("forward must leave the cache passed in as it was", hint="cache")
 @settings(max_examples=40)
 @given(batches("decode"))
 def test_the_cache_passed_in_is_untouched(impl, batch):
-    for step in feed(model(impl, Spec()), batch):
+    for step in feed(model(impl), batch):
         if step.cache_in is None:
             continue
         assert len(step.cache_in) == len(step.snapshot)
         for pair, (kept, copies) in zip(step.cache_in, step.snapshot, strict=True):
-            assert pair is kept and all(torch.equal(t, c) for t, c in zip(pair, copies,
-                                                                         strict=True))
+            assert pair is kept and all(identical(t, c) for t, c in zip(pair, copies, strict=True))
 
 
 @grade("ids at pad positions must not change any real logit", hint="masks")
 @settings(max_examples=40)
 @given(batches("decode"))
 def test_pad_ids_change_nothing(impl, batch):
-    gpt = model(impl, Spec())
+    gpt = model(impl)
     other = Batch(np.where(batch.mask == 1, batch.ids, (batch.ids + 7) % 48), batch.mask,
                   batch.sizes, batch.mask_dtype, batch.id_dtype)
     real = batch.mask == 1

@@ -61,15 +61,15 @@ def test_blockless_greedy_follows_the_table(impl, side):
 
 @grade("with head zero every logit ties, and every new token must be id 0", hint="greedy")
 def test_ties_go_to_the_lowest_id(impl):
-    w = {**tensors(Spec()), "head": torch.zeros(D, 48)}
+    w = {**tensors(SPEC), "head": torch.zeros(D, 48)}
     assert impl.TinyGPT(w, 4).generate(copy.deepcopy(PROMPTS), 3) == [[0] * 3] * 3
 
 
 @grade("generate must return Python ints", hint="decode")
 def test_tokens_are_python_ints(impl):
     out = model(impl).generate(copy.deepcopy(PROMPTS), 2)
-    assert type(out) is list and all(type(row) is list for row in out)
-    assert all(type(t) is int for row in out for t in row)
+    assert isinstance(out, list) and all(isinstance(row, list) for row in out)
+    assert all(isinstance(t, int) and not isinstance(t, bool) for row in out for t in row)
 
 
 @st.composite
@@ -81,7 +81,7 @@ def generations(draw):
     if kind == "any":
         eos = draw(st.integers(0, 47))
     elif kind == "emitted" and n:
-        out = greedy(Spec(), draw(st.sampled_from(prompts)), n)
+        out = greedy(SPEC, draw(st.sampled_from(prompts)), n)
         eos = draw(st.sampled_from(out))
     return prompts, n, side, eos
 
@@ -137,36 +137,36 @@ def test_the_calls_generate_makes(impl, case):
 # --- bad input ----------------------------------------------------------------------------------
 
 def weights_without(key: str) -> dict:
-    w = tensors(Spec())
+    w = tensors(SPEC)
     del w[key]
     return w
 
 
 def weights_with(key: str, shape: tuple[int, ...]) -> dict:
-    return {**tensors(Spec()), key: torch.zeros(shape)}
+    return {**tensors(SPEC), key: torch.zeros(shape)}
 
 
-BAD_MODELS = {  # each breaks one rule: (weights, n_heads)
-    "n_heads 0": (None, 0),
-    "n_heads -4": (None, -4),
-    "n_heads a float": (None, 4.0),
-    "n_heads a bool": (None, True),
-    "n_heads not dividing D": (None, 3),
-    "an odd head dim": (None, 32),
-    "no embed": (weights_without("embed"), 4),
-    "no head": (weights_without("head"), 4),
-    "no ln_f.b": (weights_without("ln_f.b"), 4),
-    "no layers.0.w1": (weights_without("layers.0.w1"), 4),
-    "no layers.1.wv": (weights_without("layers.1.wv"), 4),
-    "no layers.1.ln2.w": (weights_without("layers.1.ln2.w"), 4),
-    "embed 1-D": (weights_with("embed", (48 * D,)), 4),
-    "head (D, V+1)": (weights_with("head", (D, 49)), 4),
-    "ln_f.w (D+1)": (weights_with("ln_f.w", (D + 1,)), 4),
-    "wq (D, D+1)": (weights_with("layers.0.wq", (D, D + 1)), 4),
-    "wo (D+1, D)": (weights_with("layers.1.wo", (D + 1, D)), 4),
-    "b1 (F+1)": (weights_with("layers.1.b1", (65,)), 4),
-    "w2 (F, D) of another F": (weights_with("layers.1.w2", (65, D)), 4),
-    "ln1.b (D, 1)": (weights_with("layers.0.ln1.b", (D, 1)), 4),
+BAD_MODELS = {  # each breaks one rule: () -> (weights, n_heads)
+    "n_heads 0": lambda: (tensors(SPEC), 0),
+    "n_heads -4": lambda: (tensors(SPEC), -4),
+    "n_heads a float": lambda: (tensors(SPEC), 4.0),
+    "n_heads a bool": lambda: (tensors(SPEC), True),
+    "n_heads not dividing D": lambda: (tensors(SPEC), 3),
+    "an odd head dim": lambda: (tensors(SPEC), 32),
+    "no embed": lambda: (weights_without("embed"), 4),
+    "no head": lambda: (weights_without("head"), 4),
+    "no ln_f.b": lambda: (weights_without("ln_f.b"), 4),
+    "no layers.0.w1": lambda: (weights_without("layers.0.w1"), 4),
+    "no layers.1.wv": lambda: (weights_without("layers.1.wv"), 4),
+    "no layers.1.ln2.w": lambda: (weights_without("layers.1.ln2.w"), 4),
+    "embed 1-D": lambda: (weights_with("embed", (48 * D,)), 4),
+    "head (D, V+1)": lambda: (weights_with("head", (D, 49)), 4),
+    "ln_f.w (D+1)": lambda: (weights_with("ln_f.w", (D + 1,)), 4),
+    "wq (D, D+1)": lambda: (weights_with("layers.0.wq", (D, D + 1)), 4),
+    "wo (D+1, D)": lambda: (weights_with("layers.1.wo", (D + 1, D)), 4),
+    "b1 (F+1)": lambda: (weights_with("layers.1.b1", (65,)), 4),
+    "w2 (F, D) of another F": lambda: (weights_with("layers.1.w2", (65, D)), 4),
+    "ln1.b (D, 1)": lambda: (weights_with("layers.0.ln1.b", (D, 1)), 4),
 }
 
 
@@ -174,9 +174,9 @@ BAD_MODELS = {  # each breaks one rule: (weights, n_heads)
        "weight", hint="errors")
 @pytest.mark.parametrize("case", BAD_MODELS)
 def test_bad_models(impl, case):
-    w, n_heads = BAD_MODELS[case]
+    w, n_heads = BAD_MODELS[case]()
     with pytest.raises(ValueError):
-        impl.TinyGPT(tensors(Spec()) if w is None else w, n_heads)
+        impl.TinyGPT(w, n_heads)
 
 
 def cache_of(gpt, rows: int = 2, steps: int = 3):
