@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from . import oracle
@@ -136,6 +137,12 @@ def fed_logits(gpt, batch: Batch) -> np.ndarray:
 
 
 # --- strategies ---------------------------------------------------------------------------------
+
+def examples(n: int) -> settings:
+    """n examples; one failure reported (a learner's file often fails in several ways at once,
+    and one plain verdict reads better than a group of them)."""
+    return settings(max_examples=n, report_multiple_bugs=False)
+
 
 def row_mask(draw, steps: int) -> list[int]:
     """Left or right padding (all pads included), or pads anywhere."""

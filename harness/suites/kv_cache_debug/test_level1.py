@@ -2,7 +2,7 @@
 
 import numpy as np
 import torch
-from hypothesis import given, settings
+from hypothesis import given
 
 from harness.marks import level
 
@@ -14,6 +14,7 @@ from .helpers import (
     Spec,
     assert_rows_match,
     batches,
+    examples,
     fed_logits,
     feed,
     identical,
@@ -175,7 +176,7 @@ def test_padded_rows(impl):
 
 @grade("under any mask, a prefill then one token per call must give finite logits and each "
        "row's plain forward at its real positions", hint="masks")
-@settings(max_examples=60)
+@examples(60)
 @given(batches("decode"))
 def test_any_mask_prefill_then_decode(impl, batch):
     logits = fed_logits(model(impl), batch)
@@ -185,7 +186,7 @@ def test_any_mask_prefill_then_decode(impl, batch):
 
 @grade("every returned cache must be L float64 pairs (B, H, S, hd) that start with the cache "
        "passed in", hint="cache")
-@settings(max_examples=40)
+@examples(40)
 @given(batches("decode"))
 def test_every_cache_grows_from_the_last(impl, batch):
     rows = len(batch.ids)
@@ -201,7 +202,7 @@ def test_every_cache_grows_from_the_last(impl, batch):
 
 
 @grade("forward must leave the cache passed in as it was", hint="cache")
-@settings(max_examples=40)
+@examples(40)
 @given(batches("decode"))
 def test_the_cache_passed_in_is_untouched(impl, batch):
     for step in feed(model(impl), batch):
@@ -213,7 +214,7 @@ def test_the_cache_passed_in_is_untouched(impl, batch):
 
 
 @grade("ids at pad positions must not change any real logit", hint="masks")
-@settings(max_examples=40)
+@examples(40)
 @given(batches("decode"))
 def test_pad_ids_change_nothing(impl, batch):
     gpt = model(impl)

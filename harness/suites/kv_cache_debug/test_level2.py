@@ -4,12 +4,24 @@ import copy
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.marks import level
 
-from .helpers import SPEC, D, Spec, greedy, model, prompt_lists, sides, spy, tensors, weights
+from .helpers import (
+    SPEC,
+    D,
+    Spec,
+    examples,
+    greedy,
+    model,
+    prompt_lists,
+    sides,
+    spy,
+    tensors,
+    weights,
+)
 from .oracle import layer_norm
 
 grade = level(2)
@@ -88,7 +100,7 @@ def generations(draw):
 
 @grade("a batch must generate what each prompt generates alone, on either side, with or "
        "without EOS", hint="decode")
-@settings(max_examples=60)
+@examples(60)
 @given(generations())
 def test_any_batch_generates_each_prompt_alone(impl, case):
     prompts, n, side, eos = case
@@ -107,7 +119,7 @@ def test_prompts_are_untouched(impl, side):
 
 @grade("generate must call forward once on the padded prompts, then once per new token with "
        "one column on the previous cache, and stop when every row has ended", hint="calls")
-@settings(max_examples=40)
+@examples(40)
 @given(generations())
 def test_the_calls_generate_makes(impl, case):
     prompts, n, side, eos = case

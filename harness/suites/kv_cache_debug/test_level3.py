@@ -2,11 +2,21 @@
 
 import numpy as np
 import torch
-from hypothesis import given, settings
+from hypothesis import given
 
 from harness.marks import level
 
-from .helpers import SPEC, TOL, Batch, assert_rows_match, batches, fed_logits, model, plain
+from .helpers import (
+    SPEC,
+    TOL,
+    Batch,
+    assert_rows_match,
+    batches,
+    examples,
+    fed_logits,
+    model,
+    plain,
+)
 
 grade = level(3)
 
@@ -26,7 +36,7 @@ def test_a_chunk_on_a_cache(impl):
 
 @grade("any split into chunks, under any mask, must give finite logits and each row's plain "
        "forward at its real positions", hint="chunks")
-@settings(max_examples=60)
+@examples(60)
 @given(batches("any"))
 def test_any_split_under_any_mask(impl, batch):
     logits = fed_logits(model(impl), batch)
