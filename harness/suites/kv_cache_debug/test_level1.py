@@ -1,0 +1,225 @@
+"""Level 1: the forward pass, padding masks and the cache."""
+
+import numpy as np
+import torch
+from hypothesis import given
+
+from harness.marks import level
+
+from .helpers import (
+    SPEC,
+    TOL,
+    Batch,
+    D,
+    Spec,
+    assert_rows_match,
+    batches,
+    examples,
+    fed_logits,
+    feed,
+    identical,
+    model,
+    plain,
+    tensors,
+    weights,
+)
+from .oracle import layer_norm
+
+grade = level(1)
+
+PROMPTS = np.array([[5, 17, 3, 42, 8, 8, 30], [11, 0, 47, 2, 29, 13, 6]])
+# Row 0: left-padded, the first steps of a chunk with no real key to see. Row 1: no pads.
+# Row 2: right-padded. Row 3: pads in the middle.
+PADDED = Batch(np.array([[0, 0, 0, 9, 4, 40, 21], [7, 33, 1, 19, 4, 25, 44],
+                         [12, 6, 38, 20, 0, 0, 0], [3, 45, 0, 0, 27, 10, 16]]),
+               np.array([[0, 0, 0, 1, 1, 1, 1], [1] * 7, [1, 1, 1, 1, 0, 0, 0],
+                         [1, 1, 0, 0, 1, 1, 1]]), [7])
+
+
+def assert_close(got: torch.Tensor, want: np.ndarray) -> None:
+    gap = np.abs(got.detach().cpu().numpy() - want).max()
+    assert gap <= TOL, f"off by {gap:.3g}"
+
+
+def blockless_table(spec: Spec) -> np.ndarray:
+    """(V, V): with wo = w2 = b2 = 0 no block adds anything, so a token's logits are
+    LN_f(embed[token]) @ head, whatever came before it."""
+    w = weights(spec)
+    return layer_norm(w["embed"], w["ln_f.w"], w["ln_f.b"]) @ w["head"]
+
+
+@grade("with wo, w2 and b2 zero, a token's logits must be LN_f(embed[token]) @ head",
+       hint="model")
+def test_blockless_model_is_a_table(impl):
+    spec = Spec(zero=("wo", "w2", "b2"))
+    logits, _ = model(impl, spec).forward(torch.tensor(PROMPTS))
+    assert logits.shape == (*PROMPTS.shape, 48)
+    assert_close(logits, blockless_table(spec)[PROMPTS])
+
+
+@grade("the last layer must count: L is 1 + the largest layer index", hint="weights")
+def test_the_last_of_three_layers_counts(impl):
+    # Layers 0 and 1 add nothing; layer 2 adds only its b2, so h = embed[token] + b2.
+    spec = Spec(layers=3, zero=("wo", "w2"))
+    w = {**tensors(spec), "layers.0.b2": torch.zeros(D), "layers.1.b2": torch.zeros(D)}
+    logits, cache = impl.TinyGPT(w, 4).forward(torch.tensor(PROMPTS))
+    ref = weights(spec)
+    h = ref["embed"][PROMPTS] + ref["layers.2.b2"]
+    assert len(cache) == 3
+    assert_close(logits, layer_norm(h, ref["ln_f.w"], ref["ln_f.b"]) @ ref["head"])
+
+
+@grade("keys outside the model's list of weights must be ignored", hint="weights")
+def test_other_keys_are_ignored(impl):
+    extra = {"pos_embed": torch.ones(7, D), "layers.0.attn.bias": torch.ones(3),
+             "layers.4.note": torch.zeros(1), "lm_head.bias": torch.ones(48)}
+    ids = torch.tensor(PROMPTS)
+    want, _ = model(impl).forward(ids)
+    got, cache = impl.TinyGPT({**tensors(SPEC), **extra}, 4).forward(ids)
+    assert len(cache) == 2
+    assert torch.equal(got, want)
+
+
+@grade("with wq zero, attention must be the running mean of the real values so far",
+       hint="masks")
+def test_zero_queries_average_the_real_values(impl):
+    # One layer, wq = 0 (every score is 0) and no MLP output: at a real step, the attention
+    # output is the plain mean of the values of the row's real steps so far; rotary and scale
+    # play no part.
+    spec = Spec(layers=1, zero=("wq", "w2", "b2"))
+    w = weights(spec)
+    logits = fed_logits(model(impl, spec), PADDED)
+    for b, (ids, mask) in enumerate(zip(PADDED.ids, PADDED.mask, strict=True)):
+        x = w["embed"][ids[mask == 1]]
+        a = layer_norm(x, w["layers.0.ln1.w"], w["layers.0.ln1.b"])
+        means = np.cumsum(a @ w["layers.0.wv"], axis=0) / np.arange(1, len(x) + 1)[:, None]
+        h = x + means @ w["layers.0.wo"]
+        want = layer_norm(h, w["ln_f.w"], w["ln_f.b"]) @ w["head"]
+        assert np.abs(logits[b][mask == 1] - want).max() <= TOL, f"row {b}"
+
+
+@grade("single-head attention over several tokens must match the plain forward",
+       hint="attention")
+def test_one_head_matches_the_plain_forward(impl):
+    spec = Spec(n_heads=1)
+    logits, _ = model(impl, spec).forward(torch.tensor(PROMPTS))
+    for row, ids in zip(logits, PROMPTS, strict=True):
+        assert_close(row, plain(spec, tuple(ids)))
+
+
+@grade("several heads must match the plain forward, each on its own columns", hint="heads")
+def test_four_heads_match_the_plain_forward(impl):
+    spec = Spec(n_heads=4)
+    logits, _ = model(impl, spec).forward(torch.tensor(PROMPTS))
+    for row, ids in zip(logits, PROMPTS, strict=True):
+        assert_close(row, plain(spec, tuple(ids)))
+
+
+@grade("float32 weights must give float64 logits and caches, as float64 weights do",
+       hint="dtype")
+def test_float32_weights_are_converted(impl):
+    ids = torch.tensor(PROMPTS)
+    rounded = tensors(SPEC, torch.float32)
+    want, _ = impl.TinyGPT({k: t.double() for k, t in rounded.items()}, 4).forward(ids)
+    got, cache = impl.TinyGPT(rounded, 4).forward(ids)
+    assert got.dtype == torch.float64
+    assert all(t.dtype == torch.float64 for pair in cache for t in pair)
+    assert_close(got, want.numpy())
+
+
+@grade("building the model must leave the caller's weight tensors as they were", hint="inputs")
+def test_the_callers_weights_are_untouched(impl):
+    given_weights = tensors(SPEC, torch.float32)
+    kept = {key: (t, t.clone()) for key, t in given_weights.items()}
+    impl.TinyGPT(given_weights, 4).forward(torch.tensor(PROMPTS))
+    assert given_weights.keys() == kept.keys()
+    for key, (t, copy) in kept.items():
+        assert given_weights[key] is t and t.dtype == torch.float32 and torch.equal(t, copy), key
+
+
+@grade("decoding token by token with the cache must give the full forward's logits",
+       hint="positions")
+def test_decoding_on_the_cache(impl):
+    # No mask: None means all ones, over the cached steps too.
+    gpt = model(impl)
+    ids = torch.tensor(PROMPTS)
+    _, cache = gpt.forward(ids[:, :3])
+    for t in range(3, ids.shape[1]):
+        logits, cache = gpt.forward(ids[:, t:t + 1], None, cache)
+        assert logits.shape == (2, 1, 48)
+        for b in range(2):
+            assert_close(logits[b, 0], plain(SPEC, tuple(PROMPTS[b, :t + 1].tolist()))[-1])
+
+
+@grade("the cache must grow along time and keep its first steps", hint="cache")
+def test_the_cache_grows_by_one_step(impl):
+    gpt = model(impl)
+    mask = torch.tensor([[0, 1, 1, 1, 1], [1, 1, 1, 1, 1]])
+    _, first = gpt.forward(torch.tensor(PROMPTS[:, :5]), mask)
+    assert len(first) == 2
+    assert all(tuple(t.shape) == (2, 4, 5, 8) and t.dtype == torch.float64
+               for pair in first for t in pair)
+    grown_mask = torch.cat([mask, torch.ones(2, 1, dtype=mask.dtype)], dim=1)
+    _, second = gpt.forward(torch.tensor(PROMPTS[:, 5:6]), grown_mask, first)
+    assert len(second) == 2
+    for (k0, v0), (k1, v1) in zip(first, second, strict=True):
+        assert k1.shape == v1.shape == (2, 4, 6, 8)
+        assert identical(k1[:, :, :5], k0) and identical(v1[:, :, :5], v0)
+
+
+@grade("padded rows must give finite logits, each row its own", hint="masks")
+def test_padded_rows(impl):
+    logits = fed_logits(model(impl), PADDED)
+    assert np.isfinite(logits).all()
+    assert_rows_match(SPEC, PADDED.ids, PADDED.mask, logits)
+
+
+@grade("under any mask, a prefill then one token per call must give finite logits and each "
+       "row's plain forward at its real positions", hint="masks")
+@examples(60)
+@given(batches("decode"))
+def test_any_mask_prefill_then_decode(impl, batch):
+    logits = fed_logits(model(impl), batch)
+    assert np.isfinite(logits).all()
+    assert_rows_match(SPEC, batch.ids, batch.mask, logits)
+
+
+@grade("every returned cache must be L float64 pairs (B, H, S, hd) that start with the cache "
+       "passed in", hint="cache")
+@examples(40)
+@given(batches("decode"))
+def test_every_cache_grows_from_the_last(impl, batch):
+    rows = len(batch.ids)
+    for step in feed(model(impl), batch):
+        end = step.start + step.logits.shape[1]
+        assert len(step.cache_out) == 2
+        for i, pair in enumerate(step.cache_out):
+            assert len(pair) == 2
+            for j, t in enumerate(pair):
+                assert t.dtype == torch.float64 and tuple(t.shape) == (rows, 4, end, 8)
+                if step.cache_in is not None:
+                    assert identical(t[:, :, :step.start], step.cache_in[i][j])
+
+
+@grade("forward must leave the cache passed in as it was", hint="cache")
+@examples(40)
+@given(batches("decode"))
+def test_the_cache_passed_in_is_untouched(impl, batch):
+    for step in feed(model(impl), batch):
+        if step.cache_in is None:
+            continue
+        assert len(step.cache_in) == len(step.snapshot)
+        for pair, (kept, copies) in zip(step.cache_in, step.snapshot, strict=True):
+            assert pair is kept and all(identical(t, c) for t, c in zip(pair, copies, strict=True))
+
+
+@grade("ids at pad positions must not change any real logit", hint="masks")
+@examples(40)
+@given(batches("decode"))
+def test_pad_ids_change_nothing(impl, batch):
+    gpt = model(impl)
+    other = Batch(np.where(batch.mask == 1, batch.ids, (batch.ids + 7) % 48), batch.mask,
+                  batch.sizes, batch.mask_dtype, batch.id_dtype)
+    real = batch.mask == 1
+    gap = np.abs(fed_logits(gpt, batch)[real] - fed_logits(gpt, other)[real])
+    assert gap.size == 0 or gap.max() <= TOL

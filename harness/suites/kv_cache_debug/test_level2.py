@@ -1,0 +1,316 @@
+"""Level 2: batched greedy generation on the cache, and bad input."""
+
+import copy
+
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.marks import level
+
+from .helpers import (
+    SPEC,
+    D,
+    Spec,
+    examples,
+    greedy,
+    model,
+    prompt_lists,
+    sides,
+    spy,
+    tensors,
+    weights,
+)
+from .oracle import layer_norm
+
+grade = level(2)
+
+PROMPTS = [[5, 17, 3, 42, 8, 30], [11], [40, 2, 29]]
+
+
+def alone(prompts: list[list[int]], n: int, eos: int | None = None,
+          spec: Spec = SPEC) -> list[list[int]]:
+    return [greedy(spec, p, n, eos) for p in prompts]
+
+
+@grade("a left-padded batch must generate what each prompt generates alone", hint="decode")
+def test_left_padded_batch(impl):
+    assert model(impl).generate(copy.deepcopy(PROMPTS), 6) == alone(PROMPTS, 6)
+
+
+@grade("right padding must generate what left padding generates", hint="first-token")
+def test_right_padded_batch(impl):
+    got = model(impl).generate(copy.deepcopy(PROMPTS), 6, padding_side="right")
+    assert got == alone(PROMPTS, 6)
+
+
+@grade("a row must end right after its first EOS", hint="eos")
+def test_a_row_ends_at_its_eos(impl):
+    free = alone(PROMPTS, 8)
+    eos = free[0][2]  # row 0 emits it third; it ends there, the others run on to 8 tokens
+    want = alone(PROMPTS, 8, eos)
+    assert want[0] == free[0][:3] and max(map(len, want)) == 8
+    assert model(impl).generate(copy.deepcopy(PROMPTS), 8, eos) == want
+
+
+@grade("with wo, w2 and b2 zero, greedy must step through each token's best next token",
+       hint="decode")
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_blockless_greedy_follows_the_table(impl, side):
+    spec = Spec(zero=("wo", "w2", "b2"))
+    w = weights(spec)
+    best = (layer_norm(w["embed"], w["ln_f.w"], w["ln_f.b"]) @ w["head"]).argmax(axis=1)
+    want = []
+    for p in PROMPTS:
+        tokens = [int(best[p[-1]])]
+        while len(tokens) < 5:
+            tokens.append(int(best[tokens[-1]]))
+        want.append(tokens)
+    gpt = model(impl, spec)
+    assert gpt.generate(copy.deepcopy(PROMPTS), 5, padding_side=side) == want
+
+
+@grade("with head zero every logit ties, and every new token must be id 0", hint="greedy")
+def test_ties_go_to_the_lowest_id(impl):
+    w = {**tensors(SPEC), "head": torch.zeros(D, 48)}
+    assert impl.TinyGPT(w, 4).generate(copy.deepcopy(PROMPTS), 3) == [[0] * 3] * 3
+
+
+@grade("generate must return Python ints", hint="decode")
+def test_tokens_are_python_ints(impl):
+    out = model(impl).generate(copy.deepcopy(PROMPTS), 2)
+    assert isinstance(out, list) and all(isinstance(row, list) for row in out)
+    assert all(isinstance(t, int) and not isinstance(t, bool) for row in out for t in row)
+
+
+@st.composite
+def generations(draw):
+    """Prompts, max_new_tokens, padding side and eos_id: None, any id, or one a prompt emits."""
+    prompts, n, side = draw(prompt_lists), draw(st.integers(0, 7)), draw(sides)
+    kind = draw(st.sampled_from(("none", "any", "emitted")))
+    eos = None
+    if kind == "any":
+        eos = draw(st.integers(0, 47))
+    elif kind == "emitted" and n:
+        out = greedy(SPEC, draw(st.sampled_from(prompts)), n)
+        eos = draw(st.sampled_from(out))
+    return prompts, n, side, eos
+
+
+@grade("a batch must generate what each prompt generates alone, on either side, with or "
+       "without EOS", hint="decode")
+@examples(60)
+@given(generations())
+def test_any_batch_generates_each_prompt_alone(impl, case):
+    prompts, n, side, eos = case
+    got = model(impl).generate(copy.deepcopy(prompts), n, eos, padding_side=side)
+    assert got == alone(prompts, n, eos)
+
+
+@grade("generate must leave the prompts as they were", hint="inputs")
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_prompts_are_untouched(impl, side):
+    prompts = copy.deepcopy(PROMPTS)
+    rows = list(prompts)
+    model(impl).generate(prompts, 3, padding_side=side)
+    assert prompts == PROMPTS and all(a is b for a, b in zip(prompts, rows, strict=True))
+
+
+@grade("generate must call forward once on the padded prompts, then once per new token with "
+       "one column on the previous cache, and stop when every row has ended", hint="calls")
+@examples(40)
+@given(generations())
+def test_the_calls_generate_makes(impl, case):
+    prompts, n, side, eos = case
+    gpt = model(impl)
+    calls = spy(gpt)
+    out = gpt.generate(copy.deepcopy(prompts), n, eos, padding_side=side)
+    assert len(calls) == max(map(len, out))
+    if not calls:
+        return
+    first, width = calls[0], max(map(len, prompts))
+    assert first.cached is None and tuple(first.ids.shape) == (len(prompts), width)
+    assert first.mask is not None
+    for p, ids, mask in zip(prompts, first.ids.tolist(), first.mask.tolist(), strict=True):
+        real = [1] * len(p)
+        pads = [0] * (width - len(p))
+        assert [int(m) for m in mask] == (pads + real if side == "left" else real + pads)
+        assert [t for t, m in zip(ids, mask, strict=True) if m] == p
+    steps = width
+    for call in calls[1:]:
+        rows = call.ids.shape[0]
+        assert tuple(call.ids.shape) == (rows, 1) and 1 <= rows <= len(prompts)
+        assert call.cached == steps
+        assert call.mask is not None and tuple(call.mask.shape) == (rows, steps + 1)
+        steps += 1
+
+
+# --- bad input ----------------------------------------------------------------------------------
+
+def weights_without(key: str) -> dict:
+    w = tensors(SPEC)
+    del w[key]
+    return w
+
+
+def weights_with(key: str, shape: tuple[int, ...]) -> dict:
+    return {**tensors(SPEC), key: torch.zeros(shape)}
+
+
+BAD_MODELS = {  # each breaks one rule: () -> (weights, n_heads)
+    "n_heads 0": lambda: (tensors(SPEC), 0),
+    "n_heads -4": lambda: (tensors(SPEC), -4),
+    "n_heads a float": lambda: (tensors(SPEC), 4.0),
+    "n_heads a bool": lambda: (tensors(SPEC), True),
+    "n_heads not dividing D": lambda: (tensors(SPEC), 3),
+    "an odd head dim": lambda: (tensors(SPEC), 32),
+    "no embed": lambda: (weights_without("embed"), 4),
+    "no head": lambda: (weights_without("head"), 4),
+    "no ln_f.b": lambda: (weights_without("ln_f.b"), 4),
+    "no layers.0.w1": lambda: (weights_without("layers.0.w1"), 4),
+    "no layers.1.wv": lambda: (weights_without("layers.1.wv"), 4),
+    "no layers.1.ln2.w": lambda: (weights_without("layers.1.ln2.w"), 4),
+    "embed 1-D": lambda: (weights_with("embed", (48 * D,)), 4),
+    "head (D, V+1)": lambda: (weights_with("head", (D, 49)), 4),
+    "ln_f.w (D+1)": lambda: (weights_with("ln_f.w", (D + 1,)), 4),
+    "wq (D, D+1)": lambda: (weights_with("layers.0.wq", (D, D + 1)), 4),
+    "wo (D+1, D)": lambda: (weights_with("layers.1.wo", (D + 1, D)), 4),
+    "b1 (F+1)": lambda: (weights_with("layers.1.b1", (65,)), 4),
+    "w2 (F, D) of another F": lambda: (weights_with("layers.1.w2", (65, D)), 4),
+    "ln1.b (D, 1)": lambda: (weights_with("layers.0.ln1.b", (D, 1)), 4),
+}
+
+
+@grade("the constructor must raise ValueError for a bad n_heads or a missing or mis-shaped "
+       "weight", hint="errors")
+@pytest.mark.parametrize("case", BAD_MODELS)
+def test_bad_models(impl, case):
+    w, n_heads = BAD_MODELS[case]()
+    with pytest.raises(ValueError):
+        impl.TinyGPT(w, n_heads)
+
+
+def cache_of(gpt, rows: int = 2, steps: int = 3):
+    return gpt.forward(torch.zeros(rows, steps, dtype=torch.long))[1]
+
+
+def ids() -> torch.Tensor:
+    return torch.tensor([[1, 2], [3, 4]])
+
+
+def ones(rows: int, cols: int) -> torch.Tensor:
+    return torch.ones(rows, cols, dtype=torch.long)
+
+
+def layer0(cache, change) -> list:
+    """The cache with layer 0's pair replaced by change(k, v)."""
+    return [change(*cache[0]), *cache[1:]]
+
+
+BAD_FORWARDS = {  # each breaks one rule: forward's arguments, given a cache of 2 rows, 3 steps
+    "ids 1-D": lambda c: (torch.tensor([1, 2]),),
+    "ids 3-D": lambda c: (ids()[None],),
+    "ids float": lambda c: (ids().double(),),
+    "ids bool": lambda c: (ids() > 2,),
+    "ids a list": lambda c: ([[1, 2], [3, 4]],),
+    "no rows": lambda c: (torch.zeros(0, 2, dtype=torch.long),),
+    "no steps": lambda c: (torch.zeros(2, 0, dtype=torch.long),),
+    "an id of V": lambda c: (torch.tensor([[1, 48]]),),
+    "an id of -1": lambda c: (torch.tensor([[-1, 2]]),),
+    "a mask of T - 1 columns": lambda c: (ids(), ones(2, 1)),
+    "a mask of T + 1 columns": lambda c: (ids(), ones(2, 3)),
+    "a mask of another batch": lambda c: (ids(), ones(3, 2)),
+    "a mask without the cached columns": lambda c: (ids(), ones(2, 2), c),
+    "a float mask": lambda c: (ids(), torch.ones(2, 2)),
+    "a mask holding 2": lambda c: (ids(), torch.tensor([[1, 2], [1, 1]])),
+    "a mask holding -1": lambda c: (ids(), torch.tensor([[1, 1], [-1, 1]])),
+    "a cache of one layer": lambda c: (ids(), None, c[:1]),
+    "a cache of three layers": lambda c: (ids(), None, [*c, c[0]]),
+    "a cache of another batch": lambda c: (ids()[:1], None, c),
+    "a cache of another head count": lambda c: (ids(), None,
+                                                layer0(c, lambda k, v: (k[:, :2], v[:, :2]))),
+    "a cache of another head dim": lambda c: (ids(), None,
+                                              layer0(c, lambda k, v: (k[..., :4], v[..., :4]))),
+    "a cache whose k and v differ in length": lambda c: (ids(), None,
+                                                         layer0(c, lambda k, v: (k, v[:, :, :2]))),
+    "a cache whose layers differ in length": lambda c: (
+        ids(), None, layer0(c, lambda k, v: (k[:, :, :2], v[:, :, :2]))),
+    "a cache of triples": lambda c: (ids(), None, layer0(c, lambda k, v: (k, v, v))),
+}
+
+
+@grade("forward must raise ValueError for bad ids, masks or caches", hint="errors")
+@pytest.mark.parametrize("case", BAD_FORWARDS)
+def test_bad_forwards(impl, case):
+    gpt = model(impl)
+    args = BAD_FORWARDS[case](cache_of(gpt))
+    with pytest.raises(ValueError):
+        gpt.forward(*args)
+
+
+BAD_GENERATES = {  # each breaks one rule: (prompts, max_new_tokens, eos_id, padding_side)
+    "prompts None": (None, 2, None, "left"),
+    "prompts a flat list": ([1, 2], 2, None, "left"),
+    "no prompts": ([], 2, None, "left"),
+    "an empty prompt": ([[1, 2], []], 2, None, "left"),
+    "a prompt id of V": ([[1, 48]], 2, None, "left"),
+    "a prompt id of -1": ([[1, 2], [-1]], 2, None, "left"),
+    "a float prompt id": ([[1, 2.0]], 2, None, "left"),
+    "a bool prompt id": ([[1, True]], 2, None, "left"),
+    "a str prompt id": ([["a", 1]], 2, None, "left"),
+    "max_new_tokens -1": ([[1, 2]], -1, None, "left"),
+    "max_new_tokens a float": ([[1, 2]], 2.0, None, "left"),
+    "max_new_tokens a bool": ([[1, 2]], True, None, "left"),
+    "max_new_tokens None": ([[1, 2]], None, None, "left"),
+    "eos_id V": ([[1, 2]], 2, 48, "left"),
+    "eos_id -1": ([[1, 2]], 2, -1, "left"),
+    "eos_id a bool": ([[1, 2]], 2, False, "left"),
+    "eos_id a float": ([[1, 2]], 2, 1.0, "left"),
+    "padding_side Left": ([[1, 2]], 2, None, "Left"),
+    "padding_side both": ([[1, 2]], 2, None, "both"),
+    "padding_side None": ([[1, 2]], 2, None, None),
+}
+# The same faults with max_new_tokens=0, where there is nothing to generate.
+BAD_GENERATES |= {f"{name}, 0 tokens": (p, 0, e, s) for name, (p, n, e, s) in
+                  BAD_GENERATES.items() if not name.startswith("max_new_tokens")}
+
+
+@grade("generate must raise ValueError for bad arguments before calling forward, even for 0 "
+       "new tokens", hint="errors")
+@pytest.mark.parametrize("case", BAD_GENERATES)
+def test_bad_generates(impl, case):
+    prompts, n, eos, side = BAD_GENERATES[case]
+    gpt = model(impl)
+    calls = spy(gpt)
+    with pytest.raises(ValueError):
+        gpt.generate(copy.deepcopy(prompts), n, eos, padding_side=side)
+    assert calls == []
+
+
+@grade("a call that raises must leave its arguments as they were", hint="inputs")
+def test_raising_calls_change_nothing(impl):
+    weights_given = weights_with("layers.0.wq", (D, D + 1))
+    kept = {key: (t, t.clone()) for key, t in weights_given.items()}
+    with pytest.raises(ValueError):
+        impl.TinyGPT(weights_given, 4)
+    assert all(weights_given[k] is t and torch.equal(t, c) for k, (t, c) in kept.items())
+    gpt = model(impl)
+    cache = cache_of(gpt)
+    pairs = list(cache)
+    copies = [[t.clone() for t in pair] for pair in cache]
+    given_ids, mask = ids(), torch.tensor([[1, 1], [1, 2]])
+    with pytest.raises(ValueError):
+        gpt.forward(given_ids, ones(2, 5), cache[:1])
+    with pytest.raises(ValueError):
+        gpt.forward(given_ids, mask)
+    assert torch.equal(given_ids, ids())
+    assert torch.equal(mask, torch.tensor([[1, 1], [1, 2]]))
+    assert all(a is b for a, b in zip(cache, pairs, strict=True))
+    assert all(torch.equal(t, c) for pair, cs in zip(cache, copies, strict=True)
+               for t, c in zip(pair, cs, strict=True))
+    prompts = [[1, 2, 3], [4, 48]]
+    with pytest.raises(ValueError):
+        gpt.generate(prompts, 2)
+    assert prompts == [[1, 2, 3], [4, 48]]
+
