@@ -9,9 +9,7 @@
   the follow-ups with the points a good answer covers, the self-check and optional rubric anchors.
 
 `load` merges them into one dict, each question with its `answer`, so every reader (the CLI, the
-mock, the interviewer, the docs hooks, the meta-tests) sees one shape. A kata.toml of the older
-layout, holding everything itself, loads into the same shape (its questions get ids derived from
-their text) until tools/split_interviewer.py has split every kata; then `_legacy` can go.
+mock, the interviewer, the docs hooks, the meta-tests) sees one shape.
 """
 
 from __future__ import annotations
@@ -27,19 +25,6 @@ LEVEL_KEYS = ("title", "prompt")
 QUESTION_KEYS = ("ask", "answer")
 FOLLOWUP_KEYS = ("question", "points")
 ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-ID_STOPWORDS = set("""a an the is are be do does should would could can may might will must i we
-you it its my of to in on at for with by or and if what when which who how why there this that
-happen happens""".split())
-
-
-def question_id(ask: str, taken: set[str] = frozenset()) -> str:
-    """A stable id for a question, from the first content words of its English text."""
-    words = [w for w in re.findall(r"[a-z0-9]+", ask.lower()) if w not in ID_STOPWORDS]
-    base = "-".join(words[:4]) or "question"
-    found, n = base, 2
-    while found in taken:
-        found, n = f"{base}-{n}", n + 1
-    return found
 
 
 def _read(path: Path) -> dict:
@@ -47,17 +32,11 @@ def _read(path: Path) -> dict:
         return tomllib.load(f)
 
 
-def load_text(text: str) -> dict:
-    """A kata.toml of the older layout, from its text, as `load` reads it."""
-    return _legacy(tomllib.loads(text))
-
-
 def load(candidate: Path, hidden: Path) -> dict:
-    """kata.toml with interviewer.toml folded in; ValueError names a text found in both."""
+    """kata.toml with interviewer.toml folded in (none yet: nothing to fold, and problems() says
+    what is missing); ValueError names a text found in both."""
     meta = _read(candidate)
-    if not hidden.is_file():
-        return _legacy(meta)
-    secret = _read(hidden)
+    secret = _read(hidden) if hidden.is_file() else {}
     doubled = [key for key in HIDDEN if key in meta] + [
         f"questions[{i}].answer" for i, q in enumerate(meta.get("questions", [])) if "answer" in q]
     if doubled:
@@ -79,21 +58,8 @@ def load(candidate: Path, hidden: Path) -> dict:
     return merged
 
 
-def _legacy(meta: dict) -> dict:
-    """The older layout: one kata.toml with the answers inside; ids derived as the split does."""
-    taken: set[str] = set()
-    questions = []
-    for q in meta.get("questions", []):
-        ask = q.get("ask", {}).get("en", "") if isinstance(q.get("ask"), dict) else ""
-        q = {"rules": [], **q}
-        q.setdefault("id", question_id(ask, taken))
-        taken.add(q["id"])
-        questions.append(q)
-    return {**meta, "questions": questions}
-
-
 def question_level(question: dict) -> int:
-    """The level a question belongs to; 1 for a question of the older layout, which has none."""
+    """The level a question belongs to; problems() reports one without a level."""
     level = question.get("level")
     return level if isinstance(level, int) else 1
 

@@ -94,6 +94,5 @@ def test_the_candidates_folder_holds_no_interviewer_text(k):
         for lang in catalog.LANGS:
             found += [f"{path.relative_to(catalog.ROOT)} holds {leak}"
                       for leak in leaks(k, lang, text)]
-    assert not found, (f"{k.name}: interviewer-only text beside the stub (`python "
-                       f"tools/split_interviewer.py {k.name}` moves kata.toml's to "
+    assert not found, (f"{k.name}: interviewer-only text beside the stub (it belongs in "
                        f"harness/suites/{k.name}/interviewer.toml):\n" + "\n".join(found))

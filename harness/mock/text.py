@@ -14,7 +14,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
                "what the interviewer can answer). Grade your file with `kata mock submit`, or "
                "`kata mock watch` to grade every save. `kata mock status` shows this screen "
                "again, `kata mock end` stops early.",
-               "用 `kata mock ask \"…\"` 問釐清問題（`kata mock questions` 列出面試官能回答的問題）。"
+               "用 `kata mock ask \"…\"` 問釐清問題"
+               "（`kata mock questions` 列出面試官能回答的問題）。"
                "用 `kata mock submit` 評分你的檔案，或用 `kata mock watch` 在每次存檔時評分。"
                "`kata mock status` 再顯示一次這個畫面，`kata mock end` 提早結束。"),
     "banner_pair": ("Pair mock interview · {title} · {minutes} min · your file: {file}",
@@ -159,7 +160,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "hint_item": ("  {category}: {steps}", "  {category}:{steps}"),
     "questions_total": ("Questions asked: {n} of {total} (asking costs nothing; a question not "
                         "asked is one a strong candidate would have asked)",
-                        "問過的問題：{n} / {total}（問問題不扣分；沒問的題目是表現好的應試者會問的）"),
+                        "問過的問題：{n} / {total}"
+                        "（問問題不扣分；沒問的題目是表現好的應試者會問的）"),
     "question_asked": ("  ✓ {ask} (asked at {at}, Level {n})", "  ✓ {ask}（{at} 問的，第 {n} 關）"),
     "question_missed": ("  · not asked: {ask}", "  · 沒問：{ask}"),
     "followups": ("Follow-up discussion", "後續討論"),
