@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 KATAS = ROOT / "katas"
 ORDER = ["auc_roc", "sync_batch_scheduler", "slot_refill_decoder", "prefill_decode_scheduler",
          "paged_kv_cache", "tenant_fair_queue", "batch_crash_recovery", "compatible_batcher",
-         "extra_trees_debug", "rolling_feature_leakage", "toylm"]
+         "padded_attention", "speculative_sampling", "kv_cache_debug", "queue_autoscaler",
+         "slo_batcher", "extra_trees_debug", "rolling_feature_leakage", "toylm"]
 
 MERMAID_SCRIPT = re.compile(r'<script src="[^"]*assets/javascripts/mermaid\.min\.js"></script>\s*')
 MARKER = re.compile(r"^<!-- (benchmarks|kata:(\w+) (\w+)) -->$", re.MULTILINE)
