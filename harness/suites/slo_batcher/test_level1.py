@@ -242,7 +242,8 @@ def test_plan_with_updated_cost(impl):
     b.add("a", 0)
     b.poll(38)
     b.add("b", 40)
-    b.complete(0, 70)  # the run took 32: b (deadline 90) is already late, so it leaves now
+    b.complete(0, 70)  # the run took 32: b (deadline 90) is already late, so it leaves now,
+    assert len(b) == 0 and b.next_dispatch_time() is None  # in complete itself, not at the poll
     assert batches(b.poll(70)) == [(1, ("b",), 70)]
 
 
