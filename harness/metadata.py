@@ -15,9 +15,9 @@ mock, the interviewer, the docs hooks, the meta-tests) sees one shape.
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
+from harness import tomlfile
 from harness.catalog import LANGS
 
 HIDDEN = ("hints", "followups", "selfcheck", "rubric")  # interviewer.toml's tables, and `answers`
@@ -27,16 +27,11 @@ FOLLOWUP_KEYS = ("question", "points")
 ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
-def _read(path: Path) -> dict:
-    with open(path, "rb") as f:
-        return tomllib.load(f)
-
-
 def load(candidate: Path, hidden: Path) -> dict:
     """kata.toml with interviewer.toml folded in (none yet: nothing to fold, and problems() says
     what is missing); ValueError names a text found in both."""
-    meta = _read(candidate)
-    secret = _read(hidden) if hidden.is_file() else {}
+    meta = tomlfile.read(candidate)
+    secret = tomlfile.read(hidden) if hidden.is_file() else {}
     doubled = [key for key in HIDDEN if key in meta] + [
         f"questions[{i}].answer" for i, q in enumerate(meta.get("questions", [])) if "answer" in q]
     if doubled:

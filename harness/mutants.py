@@ -17,6 +17,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import tomlfile
 from harness.catalog import LANGS, Kata
 
 
@@ -46,8 +47,7 @@ def path(kata: Kata) -> Path:
 
 def _read(kata: Kata) -> dict:
     try:
-        with open(path(kata), "rb") as f:
-            return tomllib.load(f)
+        return tomlfile.read(path(kata))
     except FileNotFoundError:
         return {}
     except tomllib.TOMLDecodeError as exc:

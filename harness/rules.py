@@ -21,6 +21,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import tomlfile
 from harness.catalog import Kata
 
 KINDS = ("rule", "open", "context")
@@ -56,8 +57,7 @@ def normalise(text: str) -> str:
 def load(kata: Kata) -> list[Rule]:
     """The kata's rules in file order; an empty list when it has no rule map yet."""
     try:
-        with open(path(kata), "rb") as f:
-            tables = tomllib.load(f).get("rules", [])
+        tables = tomlfile.read(path(kata)).get("rules", [])
     except FileNotFoundError:
         return []
     except tomllib.TOMLDecodeError as exc:

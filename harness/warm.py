@@ -60,8 +60,11 @@ def _child(args: list[str], log: str) -> None:
     os.dup2(out, 2)
     code = 1
     try:
-        # The preloaded modules cannot be assertion-rewritten; the suites' own modules still are.
-        code = int(pytest.main([*args, "-W", "ignore::pytest.PytestAssertRewriteWarning"]))
+        # The preloaded modules cannot be assertion-rewritten. pytest's unraisable-exception
+        # check ends each session with rounds of gc.collect over torch's and pandas' heap:
+        # most of a child's second; it reports warnings, never a verdict.
+        code = int(pytest.main([*args, "-W", "ignore::pytest.PytestAssertRewriteWarning",
+                                "-p", "no:unraisableexception"]))
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -86,20 +89,27 @@ PRELOAD = ("numpy", "pandas", "hypothesis", "pytest", "harness.plugin", "sklearn
 
 
 def preload_suite(args: list[str]) -> None:
-    """Import a hidden suite's test modules before forking for it (once per server), so each
-    grading of it only collects. Imported here, they skip pytest's assertion rewriting: a failed
-    assert is still a failure, only without pytest's explanation of it."""
-    from harness import catalog
+    """Read a kata's files and import its hidden suite before forking for it (once per server),
+    so each grading of it only collects. Imported here, the suite skips pytest's assertion
+    rewriting: a failed assert is still a failure, only without pytest's explanation of it."""
+    from harness import catalog, mutants, rules
 
     kata = catalog.kata_for_path(Path(args[0])) if args else None
     if kata is None or kata.name in SUITES:
         return
     SUITES.add(kata.name)
-    for test in sorted(kata.suite_dir.glob("test_*.py")):
-        try:
+    try:
+        kata.meta, mutants.load(kata), rules.load(kata)  # parsed once (harness.tomlfile)
+        for test in sorted(kata.suite_dir.glob("test_*.py")):
             importlib.import_module(f"harness.suites.{kata.name}.{test.stem}")
-        except Exception:  # the child reports a broken suite as pytest does
-            pass
+    except Exception:  # the child reports a broken kata as pytest does
+        pass
+    try:  # Hypothesis scans every new local module for constants once: here, not per child
+        from hypothesis.internal.conjecture.providers import _get_local_constants
+
+        _get_local_constants()
+    except Exception:  # an internal that moved in a later Hypothesis: only slower
+        pass
 
 
 SUITES: set[str] = set()
