@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
+from harness import catalog
 from harness.cli import app
 from harness.mock.session import Sessions
 from harness.results import KataRun
@@ -72,3 +73,11 @@ def start(work, *extra: str, name: str = "auc_roc"):
 
 def current():
     return Sessions(Store()).current()
+
+
+# auc_roc's clarifying questions, so tests follow its notes as they are rewritten: how many there
+# are (in all, and open at Level 1), and each one's position by id.
+AUC_QUESTIONS = catalog.get("auc_roc").meta["questions"]
+QUESTIONS = len(AUC_QUESTIONS)
+LEVEL_1_QUESTIONS = sum(q["level"] == 1 for q in AUC_QUESTIONS)
+Q = {q["id"]: i for i, q in enumerate(AUC_QUESTIONS)}

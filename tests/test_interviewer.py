@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from mockkit import L1, current, kata, make_run, start
+from mockkit import L1, QUESTIONS, current, kata, make_run, start
 from rich.console import Console
 
 from harness import catalog, mutants
@@ -124,7 +124,7 @@ def test_hint_and_answered_log_into_the_pair_session_with_their_times(work, cloc
     assert [e.at - session.started for e in hints] == [70, 90]
     assert all(e.data["by"] == "interviewer" for e in hints + session.of(Kind.ASK))
     ended = kata("mock", "end")
-    assert "Hints used: 2" in ended.output and "Questions asked: 2 of 16" in ended.output
+    assert "Hints used: 2" in ended.output and f"Questions asked: 2 of {QUESTIONS}" in ended.output
 
 
 @pytest.mark.parametrize("command", [["hint", "ties"], ["answered", "1"], ["watch"]])
@@ -138,7 +138,7 @@ def test_logging_without_an_open_pair_session_is_exit_2(work, clock, command):
 
 @pytest.mark.parametrize("command, message", [
     (["hint", "nope"], "no hint category 'nope'"),
-    (["answered", "17"], "no question '17'"),
+    (["answered", str(QUESTIONS + 1)], f"no question '{QUESTIONS + 1}'"),
     (["answered", "tie"], "no question 'tie'"),
     (["hint", "ties", "--kata", "sync_batch_scheduler"], "not sync_batch_scheduler"),
     (["watch", "--kata", "sync_batch_scheduler"], "not sync_batch_scheduler"),
@@ -253,7 +253,7 @@ def test_the_report_tells_the_sessions_own_numbers(work, clock, grader, tmp_path
     session = Sessions(Store()).last_pair()
     out = kata("interviewer", "report").output
     assert f"Submits: {len(session.of(Kind.SUBMIT))} · hints given: {len(session.hints)} · " \
-           f"questions answered: {len(session.asked)} of 16" in out
+           f"questions answered: {len(session.asked)} of {QUESTIONS}" in out
     assert "2 of 3 levels passed" in out and session.levels_passed == 2
     for line in ("[01:00] question 1 answered", "[02:00] Level 1 · submit: 0 of 2",
                  "[02:30] hint 1 of 2 given for ties", "[04:00] Level 1 passed (it took 04:00)",

@@ -9,7 +9,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from mockkit import L1, L2, current, kata, make_run, start
+from mockkit import (
+    AUC_QUESTIONS,
+    L1,
+    L2,
+    LEVEL_1_QUESTIONS,
+    QUESTIONS,
+    Q,
+    current,
+    kata,
+    make_run,
+    start,
+)
 
 from harness import catalog, grading
 from harness.mock import ask, interview, watch
@@ -91,7 +102,8 @@ def test_commands_without_a_session_say_how_to_start_one(command):
 def test_questions_are_answered_only_when_asked_and_counted_once(work, clock):
     start(work)
     listed = kata("mock", "questions")
-    assert "0 of 6 asked" in listed.output and "How should tied scores count?" in listed.output
+    assert f"0 of {LEVEL_1_QUESTIONS} asked" in listed.output
+    assert AUC_QUESTIONS[Q["ties"]]["ask"]["en"] in listed.output
     assert "counts one half" not in listed.output
     answered = kata("mock", "ask", "How do ties count?")
     assert answered.exit_code == 0 and "counts one half" in answered.output
@@ -102,17 +114,17 @@ def test_questions_are_answered_only_when_asked_and_counted_once(work, clock):
     chinese = kata("mock", "ask", "可以用 sklearn 嗎?", "--lang", "zh-TW")
     assert "不行，只能用 NumPy" in chinese.output
     listed = kata("mock", "questions")
-    assert "2 of 6 asked" in listed.output and "counts one half" in listed.output
-    assert current().asked == [0, 5]
+    assert f"2 of {LEVEL_1_QUESTIONS} asked" in listed.output and "one half" in listed.output
+    assert current().asked == [Q["ties"], Q["scikit-learn"]]
 
 
 @pytest.mark.parametrize("asked, expected", [
     ("How do ties count?", 0), ("ties?", 0), ("同分怎麼算?", 0),
-    ("Is a higher score more positive?", 1), ("What if there is a single class?", 14),
-    ("Can I use sklearn?", 5), ("How large is the input?", 15), ("hello", None),
+    ("Is a higher score more positive?", 1), ("What if there is a single class?", "one-class"),
+    ("Can I use sklearn?", 5), ("How large is the input?", "input-size"), ("hello", None),
     ("What is the weather like?", None)])
 def test_free_text_questions_match_the_katas_notes(asked, expected):
-    assert ask.match(asked, AUC.meta["questions"]) == expected
+    assert ask.match(asked, AUC.meta["questions"]) == Q.get(expected, expected)
 
 
 def test_a_whole_session_unlocks_levels_in_order_with_counted_hints(work, clock, grader):
@@ -154,7 +166,8 @@ def test_a_whole_session_unlocks_levels_in_order_with_counted_hints(work, clock,
     out = level3.output
     for line in ("Levels passed: 3 of 3", "Level 1: passed at 05:00 (took 05:00)",
                  "Level 3: passed at 10:00 (took 01:00)", "Hints used: 5", "ties: 2/2",
-                 "curve: 1/2", "Questions asked: 0 of 16", "Follow-up discussion", "Self-check",
+                 "curve: 1/2", f"Questions asked: 0 of {QUESTIONS}", "Follow-up discussion",
+                 "Self-check",
                  AUC.meta["followups"][0]["question"]["en"],
                  AUC.meta["followups"][0]["points"]["en"][0], AUC.meta["selfcheck"]["en"][0]):
         assert line in out, line
@@ -212,7 +225,7 @@ def test_time_up_ends_the_session_at_its_deadline(work, clock, grader):
     assert "Levels passed: 0 of 3" in result.output
     assert "Level 1: not passed" in result.output and "Level 2: not reached" in result.output
     assert "tied scores must count one half" in result.output
-    assert "Questions asked: 1 of 16" in result.output and "Self-check" in result.output
+    assert f"Questions asked: 1 of {QUESTIONS}" in result.output and "Self-check" in result.output
     assert grader.calls == [str(work)]  # graded once, at time-up, not again as a submit
     session = Sessions(Store()).last_finished()
     assert session.reason == Reason.TIME and session.ended == session.deadline
@@ -262,7 +275,8 @@ def test_end_early_in_either_language(work, clock, grader):
     assert "tied scores must count" in result.output
     assert Sessions(Store()).last_finished().reason == Reason.ENDED
     again = kata("mock", "scorecard", "--lang", "en")
-    assert "You ended the session" in again.output and "Questions asked: 0 of 16" in again.output
+    assert "You ended the session" in again.output
+    assert f"Questions asked: 0 of {QUESTIONS}" in again.output
 
 
 def test_a_deleted_or_renamed_kata_is_reported_not_crashed_on(work, clock, tmp_path,
@@ -377,9 +391,9 @@ def test_the_scorecard_shows_what_was_asked_when_and_what_it_cost(work, clock):
     clock.advance(100)
     kata("mock", "ask", "How do ties count?")  # asked twice, listed once, at its first time
     result = kata("mock", "end")
-    assert "Questions asked: 1 of 16" in result.output
+    assert f"Questions asked: 1 of {QUESTIONS}" in result.output
     assert "asking costs nothing" in result.output
-    assert "✓ How should tied scores count? (asked at 03:20, Level 1)" in result.output
+    assert f"✓ {AUC_QUESTIONS[Q['ties']]['ask']['en']} (asked at 03:20, Level 1)" in result.output
     zh = kata("mock", "scorecard", "--lang", "zh-TW")
     assert "問問題不扣分" in zh.output and "03:20" in zh.output
 
@@ -387,12 +401,12 @@ def test_the_scorecard_shows_what_was_asked_when_and_what_it_cost(work, clock):
 @pytest.mark.parametrize("asked, expected", [  # Chinese paraphrases, not the notes' own words
     ("分數一樣的時候要怎麼計算?", 0), ("平手的分數怎麼處理?", 0),
     ("分數高的是正類還是負類?", 1), ("分數比較高表示比較可能是正的嗎?", 1),
-    ("如果資料裡只有一種類別怎麼辦?", 14), ("只有一種類別的資料要回傳什麼?", 14),
+    ("如果資料裡只有一種類別怎麼辦?", "one-class"), ("只有一種類別的資料要回傳什麼?", "one-class"),
     ("能不能使用 sklearn?", 5), ("我可以直接呼叫 sklearn 的函式嗎?", 5),
-    ("輸入資料的大小上限是多少?", 15), ("輸入最多會有幾筆?", 15),
+    ("輸入資料的大小上限是多少?", "input-size"), ("輸入最多會有幾筆?", "input-size"),
     ("今天天氣如何?", None), ("你好", None), ("這題好難", None)])
 def test_chinese_paraphrases_match_the_katas_notes(asked, expected):
-    assert ask.match(asked, AUC.meta["questions"]) == expected
+    assert ask.match(asked, AUC.meta["questions"]) == Q.get(expected, expected)
 
 
 @pytest.mark.parametrize("name", [k.name for k in catalog.all_katas()
@@ -473,21 +487,22 @@ def test_questions_are_answered_from_the_levels_open_so_far(work, clock, grader)
     kata("mock", "submit")
     kata("mock", "submit")
     listed = kata("mock", "questions")
-    assert "0 of 16 asked" in listed.output and "16. How large can the input be?" in listed.output
+    last = AUC_QUESTIONS[-1]["ask"]["en"]
+    assert f"0 of {QUESTIONS} asked" in listed.output and f"{QUESTIONS}. {last}" in listed.output
     later = kata("mock", "ask", "What about samples whose weight is zero?")
     assert later.exit_code == 0 and "still validated" in later.output
-    assert current().asked == [11]
+    assert current().asked == [Q["zero-weights"]]
 
 
 def test_a_pair_session_shows_briefs_and_the_tool_answers_nothing(work, clock, grader):
     started = start(work, "--pair")
     assert "Pair mock interview" in started.output and BRIEF_1 in started.output
     assert PROMPT_1 not in started.output and "Your interviewer" in started.output
-    asked = kata("mock", "ask", "How should tied scores count?")
+    asked = kata("mock", "ask", AUC_QUESTIONS[Q["ties"]]["ask"]["en"])
     assert asked.exit_code == 1 and "ask them aloud" in asked.output
     assert "one half" not in asked.output and current().asked == []
     listed = kata("mock", "questions")
-    assert "How should tied scores count?" not in listed.output
+    assert AUC_QUESTIONS[Q["ties"]]["ask"]["en"] not in listed.output
     hinted = kata("mock", "hint")
     assert hinted.exit_code == 1 and "your interviewer gives the hints" in hinted.output
     grader.runs.append(make_run(set()))

@@ -75,11 +75,13 @@ def test_a_whole_mock_interview_on_auc_roc(tmp_path, kata_home):
     level3 = kata("mock", "submit")
     assert level3.exit_code == 0, level3.output
     for text in ("Level 3 passed", "Every level passes", "Levels passed: 3 of 3",
-                 "Hints used: 2", "Questions asked: 1 of 16", "Follow-up discussion",
+                 "Hints used: 2", f"Questions asked: 1 of {len(AUC.meta['questions'])}",
+                 "Follow-up discussion",
                  AUC.meta["followups"][-1]["question"]["en"], AUC.meta["selfcheck"]["en"][-1]):
         assert text in level3.output, text
     zh = kata("mock", "scorecard", "--lang", "zh-TW")
-    for text in ("通過關卡：3 / 3", "使用的提示：2", "問過的問題：1 / 16", "後續討論",
+    for text in ("通過關卡：3 / 3", "使用的提示：2", f"問過的問題：1 / {len(AUC.meta['questions'])}",
+                 "後續討論",
                  AUC.meta["followups"][-1]["question"]["zh-TW"],
                  AUC.meta["selfcheck"]["zh-TW"][-1]):
         assert text in zh.output, text

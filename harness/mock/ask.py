@@ -15,7 +15,8 @@ from harness.cjk import segment
 
 STOPWORDS = set("""a an the is are was be been do does did should would could can may might will
 shall must i we you it its they my me our your of to in on at for with by from or and if so as
-what when which who how why there this that these those happen happens any some about""".split())
+what when which who how why there this that these those happen happens any some about
+into""".split())
 # Function words and question words of Chinese: they say that something is asked, not what.
 STOPWORDS_ZH = set("""的 了 是 嗎 呢 吧 啊 呀 要 會 我 你 他 她 它 我們 在 和 與 跟 或 還是 怎麼
 怎樣 什麼 如何 時 時候 情況 話 可以 能 不能 能不能 請問 一下 這 那 這個 那個 有 就 都 也 該 應該
@@ -34,7 +35,8 @@ def _cjk(word: str) -> bool:
 def words(text: str) -> list[str]:
     """Content words of `text`; a run of Chinese characters is segmented into words."""
     found = []
-    for token in _WORD.findall(text.lower().replace("scikit-learn", "sklearn")):
+    text = re.sub(r"['’]s\b", "", text.lower()).replace("scikit-learn", "sklearn")  # caller's
+    for token in _WORD.findall(text):
         if _cjk(token):
             found += [w for w in segment(token) if w not in STOPWORDS_ZH]
         elif token not in STOPWORDS:
