@@ -142,6 +142,7 @@ def test_arguments_untouched(impl):
     before = drafts.copy(), q.copy(), p.copy()
     for uniforms in ((0.9, 0.1, 0.5), (0.1, 0.9, 0.5), (0.1, 0.1, 0.5)):
         impl.verify(drafts, q, p, Scripted(*uniforms))
+        impl.verify(drafts, None, p, Scripted(*uniforms))  # an n-gram drafter's rejections too
     for got, want in zip((drafts, q, p), before, strict=True):
         identical(got, want)
 
