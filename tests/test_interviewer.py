@@ -47,7 +47,8 @@ def test_help_names_every_subcommand():
         assert command in result.output
 
 
-def test_the_script_asks_first_and_records_the_reveal(collected):
+def test_the_script_asks_first_and_records_the_reveal(collected, monkeypatch):
+    monkeypatch.delenv("KATAS_MAINTAINER", raising=False)  # maintainers are never asked
     refused = kata("interviewer", "auc_roc", input="n\n")
     assert refused.exit_code == 1 and "Reveal it?" in refused.output
     assert not Store().revealed("auc_roc")

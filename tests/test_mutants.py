@@ -80,7 +80,8 @@ def test_a_debugging_katas_planted_bugs_are_not_told_before_they_are_earned():
     assert planted.name in result.output and planted.mistake["en"][:30] not in result.output
 
 
-def test_a_mutants_diff_asks_first_and_is_recorded_like_a_solution():
+def test_a_mutants_diff_asks_first_and_is_recorded_like_a_solution(monkeypatch):
+    monkeypatch.delenv("KATAS_MAINTAINER", raising=False)  # maintainers are never asked
     refused = kata("mutants", "auc_roc", TIES, input="n\n")
     assert refused.exit_code != 0 and "+++" not in refused.output
     assert not Store().revealed("auc_roc")
