@@ -5,8 +5,11 @@
 harness/rules.py), the hidden test titles that must catch it (`caught_by`), and
 `[[mutants.edits]]` (`old`, `new`) applied in order. Every `old` must occur exactly once in the
 text it is applied to, so a mutant whose reference has moved on fails loudly instead of silently
-testing something else. A debugging kata marks the bugs its stub contains with `planted = true`;
-its stub is the reference with those applied, then the `[[stub.edits]]` (a learner's docstring).
+testing something else. A mistake that only a time limit shows (a quadratic loop, a hang) may set
+`time_limit`: the meta-tests then give its named tests that many seconds instead of their own
+limit, which only proves it slow at greater cost. A debugging kata marks the bugs its stub
+contains with `planted = true`; its stub is the reference with those applied, then the
+`[[stub.edits]]` (a learner's docstring).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class Mutant:
     edits: tuple[Edit, ...]
     planted: bool = False
     rules: tuple[str, ...] = ()
+    time_limit: float | None = None  # seconds each named test gets in the meta-tests (see below)
 
 
 def path(kata: Kata) -> Path:
@@ -80,9 +84,13 @@ def _parse(kata: Kata, tables: list[dict]) -> list[Mutant]:
         rules = t.get("rules", [])
         if not isinstance(rules, list) or not all(isinstance(r, str) and r for r in rules):
             raise MutantError(f"{where}: `rules` must list rule ids from rules.toml")
+        limit = t.get("time_limit")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int | float)
+                                  or not limit > 0):
+            raise MutantError(f"{where}: `time_limit` must be a number of seconds > 0")
         mutants.append(Mutant(name, dict(mistake), tuple(caught_by),
                               tuple(Edit(e["old"], e["new"]) for e in edits),
-                              bool(t.get("planted", False)), tuple(rules)))
+                              bool(t.get("planted", False)), tuple(rules), limit))
     return mutants
 
 

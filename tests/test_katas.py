@@ -105,6 +105,8 @@ def test_pristine_stub_fails(kata, tmp_path):
 @pytest.mark.parametrize("kata, mutant", MUTANTS, ids=[f"{k.name}-{m.name}" for k, m in MUTANTS])
 def test_mutant_is_caught_by_the_tests_it_names(kata, mutant):
     titles = [f"--kata-title={t}" for t in mutant.caught_by]
+    if mutant.time_limit:  # a mistake only a time limit shows: no need to wait out the test's own
+        titles.append(f"--kata-timeout={mutant.time_limit}")
     run, output = grading.grade(kata, f"mutant:{mutant.name}", "-x", *titles, hidden_only=True,
                                 warm=True)
     assert run.import_error is None, run.import_error
