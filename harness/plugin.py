@@ -77,13 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "grade(level, title, hint, timeout=None): a hidden test's level (1-3), the "
         "behaviour it checks, its hint category in kata.toml, and its own time limit")
-    config.stash[runs_key] = {}
-    config.stash[tests_key] = {}
-    config.stash[impls_key] = {}
-    config.stash[hung_key] = set()
-    config.stash[ran_key] = set()
-    config.stash[partial_key] = set()
-    config.stash[streak_key] = {}
+    reset(config)
     # Running a kata folder (or all of katas/) also runs that kata's hidden suite.
     for arg in list(config.args):
         path = Path(arg.split("::")[0]).resolve()
@@ -93,6 +87,18 @@ def pytest_configure(config: pytest.Config) -> None:
             kata = catalog.kata_for_path(path)
             if kata and kata.suite_dir.is_dir():
                 config.args.append(str(kata.suite_dir))
+
+
+def reset(config: pytest.Config) -> None:
+    """The grader's state for one run: what a collected session forked per grading starts from
+    (harness.collected)."""
+    config.stash[runs_key] = {}
+    config.stash[tests_key] = {}
+    config.stash[impls_key] = {}
+    config.stash[hung_key] = set()
+    config.stash[ran_key] = set()
+    config.stash[partial_key] = set()
+    config.stash[streak_key] = {}
 
 
 def _load(config: pytest.Config, kata: catalog.Kata) -> object:

@@ -71,7 +71,8 @@ def _child(args: list[str], log: str) -> None:
         os._exit(code)
 
 
-def _wait(pid: int, timeout: float) -> int | None:
+def wait(pid: int, timeout: float) -> int | None:
+    """The exit code of child `pid`, or None once it has been killed at `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -128,7 +129,7 @@ def serve() -> None:
         pid = os.fork()
         if pid == 0:
             _child(request["args"], request["log"])
-        code = _wait(pid, request["timeout"])
+        code = wait(pid, request["timeout"])
         sys.stdout.write(json.dumps({"code": code}) + "\n")
         sys.stdout.flush()
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from harness import catalog, grading
+from harness import catalog, grading, mutants
 from harness.results import scorecard_lines
 from harness.warm import Warm
 
@@ -159,3 +159,22 @@ def test_a_warm_grading_gives_what_a_cold_one_gives():
                           hidden_only=True, warm=warm)[0] for warm in (False, True)]
     assert [[(r.title, r.outcome, r.verdict) for r in run.results] for run in runs] == \
         [[(title, "failed", "wrong answer")]] * 2
+
+
+@pytest.mark.parametrize("kata_name, mutant", [  # plain; threads; a hang under a time_limit
+    ("auc_roc", "ties_count_zero"), ("sync_batch_scheduler", "submit_without_lock"),
+    ("tenant_fair_queue", "visit_kept_after_a_head_does_not_fit")])
+def test_a_grading_forked_from_the_collected_suite_gives_what_a_pytest_run_gives(kata_name,
+                                                                                 mutant):
+    kata = catalog.get(kata_name)
+    found = mutants.get(kata, mutant)
+    titles = list(found.caught_by)
+    collected, _ = grading.grade_collected(kata, f"mutant:{mutant}", titles, exitfirst=False,
+                                           timeout=found.time_limit)
+    extra = [f"--kata-title={t}" for t in titles]
+    if found.time_limit:
+        extra.append(f"--kata-timeout={found.time_limit}")
+    cold, _ = grading.grade(kata, f"mutant:{mutant}", *extra, hidden_only=True)
+    assert [(r.title, r.outcome, r.verdict) for r in collected.results] == \
+        [(r.title, r.outcome, r.verdict) for r in cold.results]
+    assert any(r.failed for r in cold.results)

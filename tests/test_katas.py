@@ -2,8 +2,8 @@
 
 The in-process checks come first (anchors apply, mutants compile, titles exist), the gradings in
 child processes after, so a drifted mutant is reported in seconds. Each grading is forked from a
-warm grader (harness.warm): hundreds of mutants would otherwise spend most of their time
-importing the same libraries.
+warm grader (harness.warm), each mutant's from its kata's collected suite (harness.collected):
+a thousand mutants would otherwise spend most of their time importing and collecting.
 """
 
 from __future__ import annotations
@@ -104,11 +104,9 @@ def test_pristine_stub_fails(kata, tmp_path):
 
 @pytest.mark.parametrize("kata, mutant", MUTANTS, ids=[f"{k.name}-{m.name}" for k, m in MUTANTS])
 def test_mutant_is_caught_by_the_tests_it_names(kata, mutant):
-    titles = [f"--kata-title={t}" for t in mutant.caught_by]
-    if mutant.time_limit:  # a mistake only a time limit shows: no need to wait out the test's own
-        titles.append(f"--kata-timeout={mutant.time_limit}")
-    run, output = grading.grade(kata, f"mutant:{mutant.name}", "-x", *titles, hidden_only=True,
-                                warm=True)
+    # A mistake only a time limit shows (time_limit) need not wait out the test's own limit.
+    run, output = grading.grade_collected(kata, f"mutant:{mutant.name}", list(mutant.caught_by),
+                                          timeout=mutant.time_limit)
     assert run.import_error is None, run.import_error
     caught = [r for r in run.results if r.failed and r.title in mutant.caught_by]
     assert caught, f"{mutant.name} survived {list(mutant.caught_by)}: {mutant.mistake['en']}"
