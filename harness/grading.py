@@ -37,9 +37,9 @@ def _collected(name: str) -> Collected:
 
 def grade_collected(kata: catalog.Kata, impl: str, titles: list[str], *, exitfirst: bool = True,
                     timeout: float | None = None) -> tuple[KataRun, str]:
-    """The hidden tests with `titles`, graded in a fork of the kata's collected suite
-    (harness.collected): a tenth of a second where a pytest run takes more than twice that, for
-    the meta-tests' hundreds of mutants. `timeout` caps every test's time limit."""
+    """The hidden tests with `titles` (none: all of them), graded in a fork of the kata's
+    collected suite (harness.collected): a tenth of a second where a pytest run takes more than
+    twice that, for the meta-tests' hundreds of mutants. `timeout` caps every test's limit."""
     with tempfile.TemporaryDirectory() as tmp:
         report, log = Path(tmp) / "results.json", Path(tmp) / "output.txt"
         request = {"impl": kata.impl_arg(impl), "titles": titles, "exitfirst": exitfirst,

@@ -51,14 +51,14 @@ def test_every_failing_hint_points_at_a_planted_bug(kata, tmp_path):
     stub_text = kata.pristine_stub()
     stub = tmp_path / f"{kata.module}.py"
     stub.write_text(stub_text, encoding="utf-8")
-    run, output = grading.grade(kata, str(stub), hidden_only=True, warm=True)
+    run, output = grading.grade_collected(kata, str(stub), [], exitfirst=False)
     stub_fails = failed(run)
     assert stub_fails, output[-2000:]
-    titles = [f"--kata-title={t}" for t in sorted({t for t, _ in stub_fails})]
+    titles = sorted({t for t, _ in stub_fails})
     causes: dict[str, set[str]] = {}  # hint category -> the names of the bugs behind it
     for mutant in (m for m in mutants.load(kata) if m.planted):
-        run, output = grading.grade(kata, f"mutant:{mutant.name}", *titles, hidden_only=True,
-                                    warm=True)
+        run, output = grading.grade_collected(kata, f"mutant:{mutant.name}", titles,
+                                              exitfirst=False)
         assert run.import_error is None, run.import_error
         for _, hint in failed(run) & stub_fails:
             causes.setdefault(hint, set()).add(mutant.name)

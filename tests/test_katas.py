@@ -25,7 +25,9 @@ def _mutants(kata: catalog.Kata) -> list[mutants.Mutant]:
         return []
 
 
-MUTANTS = [(k, m) for k in KATAS for m in _mutants(k)]
+# One kata's mutants to one xdist worker (--dist loadgroup): its collected suite starts once.
+MUTANTS = [pytest.param(k, m, id=f"{k.name}-{m.name}", marks=pytest.mark.xdist_group(k.name))
+           for k in KATAS for m in _mutants(k)]
 
 
 @functools.cache
@@ -102,7 +104,7 @@ def test_pristine_stub_fails(kata, tmp_path):
     assert not run.passed and run.import_error is None, output[-3000:]
 
 
-@pytest.mark.parametrize("kata, mutant", MUTANTS, ids=[f"{k.name}-{m.name}" for k, m in MUTANTS])
+@pytest.mark.parametrize("kata, mutant", MUTANTS)
 def test_mutant_is_caught_by_the_tests_it_names(kata, mutant):
     # A mistake only a time limit shows (time_limit) need not wait out the test's own limit.
     run, output = grading.grade_collected(kata, f"mutant:{mutant.name}", list(mutant.caught_by),
