@@ -201,14 +201,17 @@ def switch_language(tab: Tab, page: Path, to: str, *, wait_until: str = "load") 
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.with_suffix("").as_posix() for p in PAGES])
-def test_every_page_renders_in_both_languages_and_switches(tab, shots, page: Path):
+def test_every_page_renders_in_both_languages_and_switches(tab, shots, site, page: Path):
+    """Each language in turn: the page, then its figures (Chinese text measured in its font)."""
     if cjk_font_missing():
         pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk): Chinese would render "
                     "as boxes")
     tab.goto(url(page, "en"))
     check_page(tab, shots, page, "en")
+    check_figures(tab, site, page, "en")
     switch_language(tab, page, "zh-TW")
     check_page(tab, shots, page, "zh-TW")
+    check_figures(tab, site, page, "zh-TW")
     switch_language(tab, page, "en", wait_until="commit")  # the English page is checked above
     tab.assert_clean()
 
@@ -251,34 +254,23 @@ def overlapping(labels: list[dict], slack: float = 1.0) -> list[tuple[str, str]]
             and a["y"] + slack < b["y"] + b["h"] and b["y"] + slack < a["y"] + a["h"]]
 
 
-FIGURE_PAGES = [p for p in PAGES if mermaid_fences(p) or p == Path("benchmarks.md")]
-
-
-@pytest.mark.parametrize("page", FIGURE_PAGES,
-                         ids=[p.with_suffix("").as_posix() for p in FIGURE_PAGES])
-def test_diagram_labels_do_not_overlap_and_figure_text_is_readable(tab, site, page: Path):
-    if cjk_font_missing():
-        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk): Chinese text would "
-                    "be measured in a fallback font")
-    for lang in LANGS:
-        tab.goto(url(page, lang))
-        expected = mermaid_fences(page)
-        if expected:
-            tab.page.wait_for_function(
-                "n => [...document.querySelectorAll('div.mermaid')].filter("
-                "d => d.shadowRoot && d.shadowRoot.querySelector('svg')).length === n",
-                arg=expected)
-        for n, labels in enumerate(tab.page.evaluate(LABELS_JS), start=1):
-            where = f"{url(page, lang)}, diagram {n}"
-            assert labels, f"{where}: no label found to measure"
-            assert not overlapping(labels), f"{where}: labels overlap: {overlapping(labels)}"
-            small = sorted({(round(label["px"], 1), label["text"][:30]) for label in labels
-                            if label["px"] < MIN_TEXT_PX})
-            assert not small, f"{where}: text under {MIN_TEXT_PX} px at 1280 px wide: {small}"
-        for image in tab.page.evaluate(IMAGES_JS):
-            path = site.folder / urlsplit(image["src"]).path.lstrip("/")
-            px = FIGURE_TEXT_PT / 72 * png_dpi(path) * image["shown"] / image["natural"]
-            assert px >= MIN_FIGURE_TEXT_PX, (
-                f"{url(page, lang)}: {path.name} is drawn {image['natural']} px wide and shown "
-                f"{image['shown']:.0f} px wide: its {FIGURE_TEXT_PT} pt text is {px:.1f} px")
-    tab.assert_clean()
+def check_figures(tab: Tab, site, page: Path, lang: str) -> None:
+    """The open page's diagrams: labels apart and readable; its plots' text readable as shown."""
+    if mermaid_fences(page):
+        tab.page.wait_for_function(
+            "n => [...document.querySelectorAll('div.mermaid')].filter("
+            "d => d.shadowRoot && d.shadowRoot.querySelector('svg')).length === n",
+            arg=mermaid_fences(page))
+    for n, labels in enumerate(tab.page.evaluate(LABELS_JS), start=1):
+        where = f"{url(page, lang)}, diagram {n}"
+        assert labels, f"{where}: no label found to measure"
+        assert not overlapping(labels), f"{where}: labels overlap: {overlapping(labels)}"
+        small = sorted({(round(label["px"], 1), label["text"][:30]) for label in labels
+                        if label["px"] < MIN_TEXT_PX})
+        assert not small, f"{where}: text under {MIN_TEXT_PX} px at 1280 px wide: {small}"
+    for image in tab.page.evaluate(IMAGES_JS):
+        path = site.folder / urlsplit(image["src"]).path.lstrip("/")
+        px = FIGURE_TEXT_PT / 72 * png_dpi(path) * image["shown"] / image["natural"]
+        assert px >= MIN_FIGURE_TEXT_PX, (
+            f"{url(page, lang)}: {path.name} is drawn {image['natural']} px wide and shown "
+            f"{image['shown']:.0f} px wide: its {FIGURE_TEXT_PT} pt text is {px:.1f} px")
