@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Column, Table
 
-from harness import catalog, grading, mutants, render, rules
+from harness import catalog, grading, helplang, mutants, render, rules
 from harness.bench import Table as BenchTable
 from harness.interviewer.commands import interviewer
 from harness.loader import ImplError, load_module
@@ -25,9 +25,10 @@ HELP = """Practice katas for ML and inference coding rounds.
 
 While you code, run `pytest katas/KATA` (or `kata test KATA`): pytest's report, then the kata's
 scorecard. `kata grade KATA` prints the scorecard alone. Either way, a full run of your file is
-recorded in .kata/progress.db, which `kata list` and `kata progress` read."""
-# Plain help, as click prints it: rich's panels give every flag a type column ("--help <bool>").
-app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+recorded in .kata/progress.db, which `kata list` and `kata progress` read.
+
+KATA_LANG=zh-TW prints this help in Traditional Chinese."""
+app = helplang.App(help=HELP, no_args_is_help=True)
 console = Console()
 app.add_typer(mock, name="mock")
 app.add_typer(interviewer, name="interviewer")
@@ -204,7 +205,7 @@ def print_table(table: BenchTable, title: str) -> None:
 def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
           quick: bool = typer.Option(False, help="small sizes, a few seconds"),
           out: Path = typer.Option(None, help="folder for the Markdown table and plots")) -> None:
-    """Benchmark an implementation against the kata's named baseline."""
+    """Time an implementation against the kata's named baseline."""
     kata = _kata(name)
     try:
         module = load_module(kata.impl_path(impl), f"kata_impl_{kata.name}", api=kata.api)

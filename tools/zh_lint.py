@@ -106,7 +106,8 @@ def sources() -> list[Path]:
     messages, the docs."""
     return sorted([*ROOT.glob("katas/*/kata.toml"), *ROOT.glob("harness/suites/*/*.toml"),
                    *ROOT.glob("harness/interviewer/*.toml"), ROOT / "harness" / "mock" / "text.py",
-                   ROOT / "harness" / "interviewer" / "text.py", *ROOT.glob("docs/**/*.zh-TW.md")])
+                   ROOT / "harness" / "interviewer" / "text.py", ROOT / "harness" / "help.toml",
+                   *ROOT.glob("docs/**/*.zh-TW.md")])
 
 
 def fixed(path: Path) -> str:

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
 
-from harness import catalog, grading
+from harness import catalog, grading, helplang
 from harness.interviewer import html, report, rubric, screens, script, suite, watch
 from harness.interviewer.text import say
 from harness.mock import interview
@@ -23,7 +22,7 @@ from harness.store import Store, StoreError
 console = Console()
 
 
-class InterviewerGroup(TyperGroup):
+class InterviewerGroup(helplang.Group):
     """`kata interviewer KATA [OPTIONS]` means `kata interviewer script KATA [OPTIONS]`."""
 
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
@@ -35,8 +34,8 @@ class InterviewerGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-interviewer = typer.Typer(
-    cls=InterviewerGroup, add_completion=False, rich_markup_mode=None, no_args_is_help=True,
+interviewer = helplang.App(
+    cls=InterviewerGroup, no_args_is_help=True,
     help="Interview someone else on a kata.\n\nThe candidate runs `kata mock start KATA --pair` "
          "(briefs, the clock, grading; the tool answers nothing). You read the script, follow "
          "the session live, log the hints and answers you give, then score it on the rubric "

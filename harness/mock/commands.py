@@ -8,9 +8,8 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
 
-from harness import catalog, grading
+from harness import catalog, grading, helplang
 from harness.mock import interview, watch
 from harness.mock.countdown import Countdown
 from harness.mock.screens import Screen
@@ -21,7 +20,7 @@ from harness.store import Store, StoreError
 console = Console()
 
 
-class MockGroup(TyperGroup):
+class MockGroup(helplang.Group):
     """`kata mock [KATA] [OPTIONS]` means `kata mock start [KATA] [OPTIONS]`.
 
     A group cannot take an optional positional argument next to its subcommands (click would read
@@ -38,8 +37,8 @@ class MockGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-mock = typer.Typer(
-    cls=MockGroup, add_completion=False, rich_markup_mode=None,
+mock = helplang.App(
+    cls=MockGroup,
     help="A timed mock interview.\n\nLevels unlock in order, the interviewer answers clarifying "
          "questions, hints are counted, and a scorecard with follow-up questions ends it. "
          "--brief opens each level with the question as an interviewer says it (the rules are "
