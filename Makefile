@@ -25,7 +25,7 @@ demo: setup
 
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest tests -n 2 --dist worksteal -q
+	$(BIN)/python -m pytest tests -n 3 --dist worksteal -q
 
 # For contributors: one kata's meta-tests (reference passes, stub and every mutant fail, metadata
 # complete) in a minute or two, where `make test` takes 5-16.
