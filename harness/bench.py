@@ -1,9 +1,12 @@
-"""Shared pieces of the benchmarks: a table that prints itself and can be saved as Markdown."""
+"""Shared pieces of the benchmarks: a best-of timer, and a table that prints itself and can be
+saved as Markdown."""
 
 from __future__ import annotations
 
 import os
 import platform
+import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -16,6 +19,16 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    """Best of `repeat` wall times, in seconds: the machine may be shared."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 class Table:

@@ -14,7 +14,6 @@ it was killed at `limit` seconds.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import subprocess
@@ -25,37 +24,21 @@ import pytest
 
 from harness import catalog, plugin
 from harness.results import write_json
-from harness.warm import wait
+from harness.warm import Server, wait
 
 
-class Collected:
-    """A kata's collected suite in a server process; `grade` blocks until its fork has ended."""
+class Collected(Server):
+    """A kata's collected suite in a server process; `ask` blocks until its fork has ended."""
 
     def __init__(self, kata: catalog.Kata) -> None:
         args = [str(kata.suite_dir), "--impl=solution", "--kata-via=none", "-q", "-s",
                 "-p", "harness.collected", "-p", "no:cacheprovider",
                 "-p", "no:unraisableexception", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-        self.proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=catalog.ROOT,
-                                     text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
-        atexit.register(self.close)
+        super().__init__([sys.executable, "-m", "pytest", *args], catalog.ROOT,
+                         f"collected grader of {kata.name}", stderr=subprocess.DEVNULL)
         ready = self.proc.stdout.readline()  # the server says so once it has collected
         if ready.strip() != "ready":
-            raise RuntimeError(f"the collected grader of {kata.name} did not start "
-                               f"(exit {self.proc.wait()})")
-
-    def grade(self, request: dict) -> int | None:
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"the collected grader died (exit {self.proc.wait()})")
-        return json.loads(answer)["code"]
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait()
+            raise RuntimeError(f"the {self.name} did not start (exit {self.proc.wait()})")
 
 
 PROTOCOL: list[int] = []  # the server's answers: its stdout as it was started

@@ -45,7 +45,7 @@ def grade_collected(kata: catalog.Kata, impl: str, titles: list[str], *, exitfir
         request = {"impl": kata.impl_arg(impl), "titles": titles, "exitfirst": exitfirst,
                    "timeout": timeout, "json": str(report), "log": str(log),
                    "limit": RUN_SECONDS}
-        code = _collected(kata.name).grade(request)
+        code = _collected(kata.name).ask(request)
         output = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
         if not report.exists():
             raise GradingError(f"grading {kata.name} took over {RUN_SECONDS} s and was stopped"

@@ -26,28 +26,39 @@ from pathlib import Path
 POLL = 0.02
 
 
-class Warm:
-    """A warm grader process; `run` blocks until the pytest run it asked for has ended."""
+class Server:
+    """A server process spoken to in JSON lines: each request blocks until its one-line answer."""
 
-    def __init__(self, root: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "harness.warm"], cwd=root, text=True,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def __init__(self, argv: list[str], root: Path, name: str, **popen) -> None:
+        self.name = name
+        self.proc = subprocess.Popen(argv, cwd=root, text=True, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, **popen)
         atexit.register(self.close)
 
-    def run(self, args: list[str], log: Path, timeout: float) -> int | None:
-        """pytest's exit code, or None if the run was killed at `timeout` seconds."""
-        request = {"args": args, "log": str(log), "timeout": timeout}
+    def ask(self, request: dict) -> int | None:
+        """The answer's exit code, None where the server killed its child at the limit."""
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         answer = self.proc.stdout.readline()
         if not answer:
-            raise RuntimeError(f"the warm grader died (exit {self.proc.wait()})")
+            raise RuntimeError(f"the {self.name} died (exit {self.proc.wait()})")
         return json.loads(answer)["code"]
 
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.stdin.close()
             self.proc.wait()
+
+
+class Warm(Server):
+    """A warm grader process; `run` blocks until the pytest run it asked for has ended."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__([sys.executable, "-m", "harness.warm"], root, "warm grader")
+
+    def run(self, args: list[str], log: Path, timeout: float) -> int | None:
+        """pytest's exit code, or None if the run was killed at `timeout` seconds."""
+        return self.ask({"args": args, "log": str(log), "timeout": timeout})
 
 
 def _child(args: list[str], log: str) -> None:

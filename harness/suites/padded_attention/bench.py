@@ -18,25 +18,13 @@ compare algorithms, and a shared machine's spinning BLAS threads would swamp the
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from harness.bench import Table
+from harness.bench import Table, best
 
 HEADS, DIM = 4, 32
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """Best of `repeat` wall times, in seconds: the machine may be shared."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def batch(rng: np.random.Generator, lengths: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -15,25 +15,13 @@ decoding buys at a given acceptance rate, in one run.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from harness.bench import Table, pyplot
+from harness.bench import Table, best, pyplot
 
 DRAFT_COST = 0.05  # a draft step, in target calls
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """Best of `repeat` wall times, in seconds: the machine may be shared."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def mixed_rows(batch: int) -> list[list]:
