@@ -25,9 +25,7 @@ def _mutants(kata: catalog.Kata) -> list[mutants.Mutant]:
         return []
 
 
-# One kata's mutants to one xdist worker (--dist loadgroup): its collected suite starts once.
-MUTANTS = [pytest.param(k, m, id=f"{k.name}-{m.name}", marks=pytest.mark.xdist_group(k.name))
-           for k in KATAS for m in _mutants(k)]
+MUTANTS = [pytest.param(k, m, id=f"{k.name}-{m.name}") for k in KATAS for m in _mutants(k)]
 
 
 @functools.cache
