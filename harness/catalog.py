@@ -83,7 +83,11 @@ class Kata:
 
     @cached_property
     def api(self) -> tuple[str, ...]:
-        """The public names the pristine stub defines at top level: what a graded file needs."""
+        """What a graded file needs: kata.toml's `api`, else the public names the pristine stub
+        defines at top level. A debugging kata names only its prompt's API, since the helpers of
+        the code it hands out are the candidate's to reshape."""
+        if "api" in self.meta:
+            return tuple(self.meta["api"])
         try:
             tree = ast.parse(self.pristine_stub())
         except (OSError, SyntaxError):  # no pristine stub to read: nothing is checked

@@ -26,3 +26,10 @@ def test_a_folder_is_called_a_folder():
     assert "does not exist" not in run.import_error
     result = CliRunner().invoke(app, ["bench", "auc_roc", "--impl", str(AUC.folder)])
     assert result.exit_code == 2 and "is a folder" in result.output
+
+
+def test_a_debugging_kata_asks_only_for_its_prompts_api():
+    # The code it hands out has helpers (split_heads, attend...) that a fix may merge or rename.
+    gpt = catalog.get("kv_cache_debug")
+    assert gpt.api == ("TinyGPT",)
+    assert set(AUC.api) == {"roc_curve", "roc_auc_score"}  # the default: the stub's public names

@@ -102,6 +102,7 @@ BAD_INPUT = [
     ("weights of the wrong length", Y, S, [1.0, 1.0, 1.0]),
     ("more weights than samples", Y, S, [1.0] * 5),
     ("one weight for several samples", Y, S, [2.0]),  # not broadcast
+    ("a scalar weight", Y, S, 2.0),  # not broadcast either
     ("a NaN score of zero weight", Y, [0.1, np.nan, 0.4, 0.5], [1.0, 0.0, 1.0, 1.0]),
     ("a class whose total weight is zero", Y, S, [1.0, 0.0, 0.0, 1.0]),
     ("negatives whose total weight is zero", Y, S, [0.0, 1.0, 1.0, 0.0]),
