@@ -151,7 +151,7 @@ def _test_command(kata: catalog.Kata, copy: Path, test_timeout: float | None = N
     # --kata-timeout caps every test's own limit: a mutant that deadlocks costs that long.
     limit = "" if test_timeout is None else f" --kata-timeout={test_timeout:g}"
     return (f"{sys.executable} -m pytest {kata.suite_dir} --impl={copy} "
-            f"-x -q -p no:cacheprovider{limit}")
+            f"-x -q -p no:cacheprovider --kata-via=none{limit}")  # a mutant is no attempt
 
 
 def _init(kata: catalog.Kata, copy: Path, timeout: float, command: str) -> Path:

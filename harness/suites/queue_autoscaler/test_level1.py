@@ -27,6 +27,16 @@ def test_prompt_example(impl):
     assert replay(s, [(0, 3, 1), (4, 10, 2), (10, 0, 0), (14, 0, 0)]) == [2, 4, 3, 1]
 
 
+@grade("the defaults must be the signature's: a 60 s stable window, a scale-up rate of 1000",
+       "windows", timeout=5)
+def test_level_1_defaults(impl):
+    # A 60 s window still holds the sample at 0 at 59.5 (mean 5), and not at 60.5.
+    s = scaler(impl, target=1, max_scale_down_rate=1000)
+    assert replay(s, [(0, 10, 0), (59.5, 0, 0), (60.5, 0, 0)]) == [10, 5, 1]
+    # One ready replica may grow to ceil(1000 * 1) at once, and no further.
+    assert replay(scaler(impl, target=1, max_replicas=10_000), [(0, 10**6, 0)]) == [1000]
+
+
 @grade("requests in flight must count as load", "windows", timeout=5)
 def test_in_flight_is_load(impl):
     # Nothing queued, 6 being served: load 6, target 2 -> 3; then 2 + 3 = 5 -> mean 5.5 -> 3.

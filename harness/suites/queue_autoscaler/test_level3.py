@@ -127,6 +127,21 @@ def test_hold_until_grace(impl):
     assert replay(idle(impl), [(0, 2, 0), (1, 0, 0), (4, 0, 0), (4.5, 0, 0)]) == [2, 1, 1, 0]
 
 
+@grade("a single request must count as load for the hold", "scale_to_zero", timeout=5)
+def test_one_request_is_load(impl):
+    assert replay(idle(impl), [(0, 1, 0), (3, 0, 0), (4.5, 0, 0)]) == [1, 1, 0]
+
+
+@grade("the defaults must be the signature's: no startup delay, no idle grace", "cold_start",
+       timeout=5)
+def test_level_3_defaults(impl):
+    s = impl.QueueAutoscaler(target=1, max_replicas=10)
+    assert s.observe(0, 3, 0) == 3 and s.ready(0) == 3  # ready at once
+    s = impl.QueueAutoscaler(target=1, max_replicas=10, min_replicas=0, stable_window_s=0.25,
+                             max_scale_down_rate=1000)
+    assert replay(s, [(0, 2, 0), (0.5, 0, 0)]) == [2, 0]  # no hold at all
+
+
 @grade("a fleet that never saw load must stay at zero", "scale_to_zero", timeout=5)
 def test_no_load_ever(impl):
     s = idle(impl, idle_grace_s=10)
