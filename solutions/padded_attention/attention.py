@@ -203,6 +203,8 @@ def bucket_edges(lengths, num_buckets: int) -> list[int]:
     values, counts = np.unique(lengths, return_counts=True)
     n = len(values)
     k = min(num_buckets, n)
+    if k == 0:  # no lengths, no edges
+        return []
     # cost[a, j]: padding of the distinct lengths a..j in one bucket with edge values[j].
     below = np.concatenate([[0], np.cumsum(counts)])
     mass = np.concatenate([[0], np.cumsum(counts * values)])
@@ -210,10 +212,11 @@ def bucket_edges(lengths, num_buckets: int) -> list[int]:
     cost = values[j] * (below[j + 1] - below[a]) - (mass[j + 1] - mass[a])
     big = np.iinfo(np.int64).max // 4
     cost = np.where(j >= a, cost, big)
-    # rest[m][a]: least padding of lengths a..n-1 in exactly m buckets (rest[m][n]: none left).
-    rest = [np.full(n + 1, big, dtype=np.int64) for _ in range(k + 1)]
+    # rest[m][a]: least padding of lengths a..n-1 in exactly m buckets (rest[m][n]: none left);
+    # the walk below needs m < k only.
+    rest = [np.full(n + 1, big, dtype=np.int64) for _ in range(k)]
     rest[0][n] = 0
-    for m in range(1, k + 1):
+    for m in range(1, k):
         rest[m][:n] = np.min(cost + rest[m - 1][1:], axis=1)
     # Walk forward taking the smallest optimal edge each time: the lexicographically first list.
     edges, start = [], 0
