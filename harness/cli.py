@@ -27,7 +27,7 @@ While you code, run `pytest katas/KATA` (or `kata test KATA`): pytest's report, 
 scorecard. `kata grade KATA` prints the scorecard alone. Either way, a full run of your file is
 recorded in .kata/progress.db, which `kata list` and `kata progress` read.
 
-KATA_LANG=zh-TW prints this help in Traditional Chinese."""
+KATA_LANG=zh-TW prints this help, and everything else, in Traditional Chinese."""
 app = helplang.App(help=HELP, no_args_is_help=True)
 console = Console()
 app.add_typer(mock, name="mock")
@@ -35,7 +35,8 @@ app.add_typer(interviewer, name="interviewer")
 
 KataArg = typer.Argument(..., metavar="KATA", help="the kata's name, as `kata list` shows it")
 ImplOpt = typer.Option("stub", "--impl", help="stub (your file), solution, or a PATH")
-LangOpt = typer.Option("en", "--lang", help="en or zh-TW")
+LangOpt = typer.Option(None, "--lang", show_default=False,
+                       help="en or zh-TW (default: KATA_LANG, else en)")
 
 
 def _kata(name: str) -> catalog.Kata:
@@ -45,7 +46,8 @@ def _kata(name: str) -> catalog.Kata:
         raise typer.BadParameter(exc.args[0]) from exc
 
 
-def _lang(lang: str) -> str:
+def _lang(lang: str | None) -> str:
+    lang = lang or helplang.lang()
     if lang not in catalog.LANGS:
         raise typer.BadParameter(f"--lang must be one of {', '.join(catalog.LANGS)}, got {lang!r}")
     return lang

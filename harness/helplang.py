@@ -1,5 +1,6 @@
-"""`kata`'s own help in the learner's language: English, or Traditional Chinese when `KATA_LANG`
-(or the locale: `LC_ALL`, `LC_MESSAGES`, `LANG`) says zh-TW.
+"""The learner's language, and `kata`'s own help in it: English, or Traditional Chinese when
+`KATA_LANG` (or the locale: `LC_ALL`, `LC_MESSAGES`, `LANG`) says zh-TW. Every `--lang` left out
+defaults to it too.
 
 The translations live in `help.toml`, keyed by the English text, as gettext keys its catalogues,
 so the commands keep their English help where they are defined. Click wraps help by characters,
@@ -27,7 +28,8 @@ MAX_WIDTH = 80  # click's default max_content_width
 
 
 def lang() -> str:
-    """zh-TW when KATA_LANG or the locale asks for Traditional Chinese, else en."""
+    """zh-TW when KATA_LANG or the locale asks for Traditional Chinese, else en: the default of
+    every `--lang`, and the language of `--help`."""
     if os.environ.get("KATA_LANG") in catalog.LANGS:
         return os.environ["KATA_LANG"]
     for var in ("LC_ALL", "LC_MESSAGES", "LANG"):

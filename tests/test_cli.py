@@ -167,3 +167,11 @@ def test_code_in_a_prompt_is_never_wrapped_and_prose_still_is(lang):
 def test_kata_show_names_levels_in_the_prompts_language():
     assert "第 1 關 · " in kata("show", "auc_roc", "--lang", "zh-TW").output
     assert "Level 1 · " in kata("show", "auc_roc").output
+
+
+def test_kata_lang_is_the_default_of_every_lang_option(monkeypatch):
+    monkeypatch.setenv("KATA_LANG", "zh-TW")
+    assert "手刻 AUC-ROC" in kata("show", "auc_roc").output
+    assert "AUC-ROC by hand" in kata("show", "auc_roc", "--lang", "en").output
+    monkeypatch.setenv("KATA_LANG", "en")
+    assert "AUC-ROC by hand" in kata("show", "auc_roc").output

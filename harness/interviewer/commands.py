@@ -85,7 +85,7 @@ def _open_pair(lang: str | None, kata_name: str | None) -> tuple[Sessions, Sessi
     sessions = Sessions(_store())
     session = sessions.current()
     if session is None or session.mode != Mode.PAIR:
-        raise fail(say("no_pair", lang or (session.lang if session else "en")))
+        raise fail(say("no_pair", lang or (session.lang if session else helplang.lang())))
     return sessions, _checked(session, kata_name, lang), lang or session.lang
 
 
@@ -93,7 +93,7 @@ def _last_pair(lang: str | None, kata_name: str | None) -> tuple[Store, Session,
     store = _store()
     session = Sessions(store).last_pair()
     if session is None:
-        raise fail(say("no_pair_yet", lang or "en"))
+        raise fail(say("no_pair_yet", lang or helplang.lang()))
     return store, _checked(session, kata_name, lang), lang or session.lang
 
 
@@ -113,7 +113,8 @@ def _write(path: Path, text: str, lang: str) -> None:
 
 @interviewer.command("script")
 def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's name"),
-            lang: str = typer.Option("en", "--lang", help="en or zh-TW"),
+            lang: str = typer.Option(None, "--lang",
+                                     help="en or zh-TW (default: KATA_LANG, else en)"),
             html_file: Path = HtmlOpt,
             yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
     """The script: briefs, answers, hints, mistakes.
@@ -121,7 +122,7 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
     A sheet per level, then the follow-ups and the rubric. It holds the answers, the hints
     and the classic mistakes, so looking at it counts as a reveal in your progress, like
     `kata solution`, until you have passed the kata."""
-    lang = _lang(lang)
+    lang = _lang(lang) or helplang.lang()
     try:
         kata = catalog.get(name)
     except KeyError as exc:

@@ -94,7 +94,7 @@ def _open(lang: str | None, need_kata: bool = True):
             # the clock ran out between two commands: say that, not just "no interview is open"
             Screen(console, lang or last.lang).say("time_was_up", "yellow", kata=last.kata)
         else:
-            Screen(console, lang or "en").say("no_session", "yellow")
+            Screen(console, lang or helplang.lang()).say("no_session", "yellow")
         raise typer.Exit(1)
     screen = Screen(console, lang or session.lang)
     kata = interview.kata_of(session)
@@ -111,7 +111,8 @@ def _open(lang: str | None, need_kata: bool = True):
 def start(name: str = typer.Argument(None, metavar="KATA",
                                      help="the kata (default: one you have not passed yet)"),
           minutes: float = typer.Option(None, "--minutes", help="the clock (default: the kata's)"),
-          lang: str = typer.Option(None, "--lang", help="en or zh-TW (default: en)"),
+          lang: str = typer.Option(None, "--lang",
+                                    help="en or zh-TW (default: KATA_LANG, else en)"),
           file: Path = typer.Option(None, "--file",
                                     help="grade this file instead of katas/KATA/<module>.py"),
           brief: bool = typer.Option(False, "--brief",
@@ -126,7 +127,7 @@ def start(name: str = typer.Argument(None, metavar="KATA",
         raise typer.BadParameter(f"--minutes must be positive, got {minutes:g}")
     if file is not None and not file.is_file():
         raise typer.BadParameter(f"--file is not a file: {file}")
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         sessions = _sessions()
         current = sessions.current()
         if current is not None:
@@ -142,7 +143,7 @@ def start(name: str = typer.Argument(None, metavar="KATA",
                 raise typer.Exit(1)
             screen.session(current, kata, resumed=True)
             return
-        lang = lang or "en"
+        lang = lang or helplang.lang()
         screen = Screen(console, lang)
         kata = _pick(name, sessions, screen)
         try:
@@ -176,7 +177,7 @@ def _pick(name: str | None, sessions: Sessions, screen: Screen) -> catalog.Kata:
 def status(lang: str = LangOpt) -> None:
     """The current level's prompt and the clock."""
     lang = _lang(lang)
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         _, session, kata, screen = _open(lang)
         screen.session(session, kata)
 
@@ -187,7 +188,7 @@ def questions(lang: str = LangOpt) -> None:
 
     Answers are shown for those you asked."""
     lang = _lang(lang)
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         _, session, kata, screen = _open(lang)
         if session.mode == Mode.PAIR:
             screen.say("pair_ask")
@@ -203,7 +204,7 @@ def ask(question: str = typer.Argument(..., help="your question in your own word
 
     It costs nothing, and the scorecard lists it."""
     lang = _lang(lang)
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         sessions, session, kata, screen = _open(lang)
         if session.mode == Mode.PAIR:
             screen.say("pair_ask", "yellow")
@@ -219,7 +220,7 @@ def submit(hint: bool = typer.Option(False, "--hint", help="also show the next h
            lang: str = LangOpt) -> None:
     """Grade your file; a level passed in full unlocks the next."""
     lang = _lang(lang)
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         sessions, session, kata, screen = _open(lang)
         passed = _submit(sessions, session, kata, screen)
         if hint and session.is_open and not passed:
@@ -254,7 +255,7 @@ def hint(lang: str = LangOpt) -> None:
 
     A nudge first, then a pointer."""
     lang = _lang(lang)
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         sessions, session, kata, screen = _open(lang)
         if session.mode == Mode.PAIR:
             screen.say("pair_hint", "yellow")
@@ -268,7 +269,7 @@ def spec(lang: str = LangOpt) -> None:
 
     Where levels open with their brief, the scorecard notes that you opened it."""
     lang = _lang(lang)
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         sessions, session, kata, screen = _open(lang)
         interview.spec(sessions, session)
         screen.spec(session, kata)
@@ -281,7 +282,7 @@ def watch_file(lang: str = LangOpt,
 
     Ctrl-C stops watching."""
     lang = _lang(lang)
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         sessions, session, kata, screen = _open(lang)
         file = Path(session.file)
         screen.say("watching", file=file)
@@ -323,10 +324,10 @@ def scorecard(lang: str = LangOpt) -> None:
 
     With its follow-up questions."""
     lang = _lang(lang)
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         session = _sessions().last_finished()
         if session is None:
-            Screen(console, lang or "en").say("no_finished", "yellow")
+            Screen(console, lang or helplang.lang()).say("no_finished", "yellow")
             raise typer.Exit(1)
         Screen(console, lang or session.lang).end(session, interview.kata_of(session))
 
@@ -337,7 +338,7 @@ def end(lang: str = LangOpt) -> None:
 
     Then the follow-up questions and the self-check."""
     lang = _lang(lang)
-    with _guard(lang or "en"):
+    with _guard(lang or helplang.lang()):
         sessions, session, kata, screen = _open(lang, need_kata=False)
         sessions.finish(session, Reason.ENDED, interview.now())
         screen.end(session, kata)
