@@ -241,12 +241,23 @@ def test_id_reused_after_completion(impl):
     lambda b: b.complete(0, 1),  # nothing in flight yet
     lambda b: (b.add("a", 0), b.poll(38), b.complete(1, 40)),  # batch 0 is in flight
     lambda b: (b.add("a", 0), b.poll(38), b.complete(0, 50), b.complete(0, 51)),  # done
-], ids=["none_in_flight", "other_batch", "completed_twice"])
+    # batch 0 is done and batch 1 is in flight: an older id is not in flight either
+    lambda b: (b.add("a", 0), b.poll(38), b.complete(0, 50), b.add("b", 50), b.poll(100),
+               b.complete(0, 101)),
+], ids=["none_in_flight", "other_batch", "completed_twice", "older_batch"])
 @grade("complete of a batch not in flight must raise KeyError", "errors", timeout=5)
 def test_complete_unknown_batch(impl, script):
     b = impl.DeadlineBatcher(slo_ms=50, max_batch=4, cost=impl.LinearCost(10, 2))
     with pytest.raises(KeyError):
         script(b)
+
+
+@grade("the first call may come at any finite time, a negative one included", "errors",
+       timeout=5)
+def test_first_call_at_a_negative_time(impl):
+    b = impl.DeadlineBatcher(slo_ms=50, max_batch=4, cost=impl.LinearCost(10, 2))
+    b.add("a", -100)
+    assert len(b) == 1 and b.next_dispatch_time() == -62
 
 
 @grade("a call that raises must not move the clock or fire a timer", "errors", timeout=5)

@@ -340,7 +340,11 @@ def test_equal_and_unhashable_requests(impl):
 def test_infinite_wait(impl):
     rec = Recorder()
     with scheduler(impl, rec, max_batch_size=3, max_wait_ms=math.inf) as s:
-        callers = submit_in_order(s, ["a", "b"])
+        callers = [Caller(s, "a")]
+        wait_depth(s, 1)
+        time.sleep(0.3)  # the worker is asleep in its wait by now: 'b' arriving must not send 'a'
+        callers.append(Caller(s, "b"))
+        wait_depth(s, 2)
         time.sleep(0.5)
         assert rec.batches == [] and s.queue_depth == 2
         callers.append(Caller(s, "c"))
