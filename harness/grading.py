@@ -47,15 +47,19 @@ def grade_collected(kata: catalog.Kata, impl: str, titles: list[str], *, exitfir
                    "limit": RUN_SECONDS}
         code = _collected(kata.name).ask(request)
         output = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
-        if not report.exists():
-            raise GradingError(f"grading {kata.name} took over {RUN_SECONDS} s and was stopped"
-                               if code is None else
-                               f"the collected grader wrote no results (exit {code}):\n"
-                               f"{output[-4000:]}")
-        [run] = [r for r in read_json(report) if r.kata == kata.name] or [None]
+        return _result(kata, report, code, output), output
+
+
+def _result(kata: catalog.Kata, report: Path, code: int | None, output: str) -> KataRun:
+    """The kata's run in a grading's results file; GradingError where there is none."""
+    if not report.exists():
+        if code is None:
+            raise GradingError(f"grading {kata.name} took over {RUN_SECONDS} s and was stopped")
+        raise GradingError(f"pytest produced no results (exit {code}):\n{output[-4000:]}")
+    run = next((r for r in read_json(report) if r.kata == kata.name), None)
     if run is None:
         raise GradingError(f"no results for {kata.name}")
-    return run, output
+    return run
 
 
 def _run(cmd: list[str], tmp: Path, warm: bool) -> tuple[int | None, str]:
@@ -87,15 +91,7 @@ def grade(kata: catalog.Kata, impl: str = "stub", *extra: str, hidden_only: bool
         cmd = pytest_command(kata, impl, f"--kata-json={report}", f"--kata-via={via}", "-q",
                              "--no-header", *extra, hidden_only=hidden_only)
         code, output = _run(cmd, Path(tmp), warm)
-        if not report.exists():
-            if code is None:
-                raise GradingError(f"grading {kata.name} took over {RUN_SECONDS} s and was "
-                                   "stopped")
-            raise GradingError(f"pytest produced no results (exit {code}):\n{output[-4000:]}")
-        runs = read_json(report)
-    run = next((r for r in runs if r.kata == kata.name), None)
-    if run is None:
-        raise GradingError(f"no results for {kata.name}")
+        run = _result(kata, report, code, output)
     run.impl = impl
     if run.file is None:  # a checkout's older plugin does not say which file it graded
         run.file = str(kata.impl_path(impl)) if impl in ("stub", "solution") else impl

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from functools import cache
 from pathlib import Path
 
 import typer
@@ -43,6 +44,7 @@ def key(text: str) -> str:
     return " ".join(text.split())
 
 
+@cache  # read once: every help text of a page looks it up
 def translations() -> dict[str, str]:
     return {key(t["en"]): t["zh-TW"].strip() for t in tomlfile.read(CATALOGUE)["text"]}
 
