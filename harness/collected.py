@@ -18,13 +18,14 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from harness import catalog, plugin
 from harness.results import write_json
-from harness.warm import Server, wait
+from harness.warm import Server, child, wait
 
 
 class Collected(Server):
@@ -61,23 +62,9 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:
-            _child(session, request)
+            child(request["log"], partial(_grade, session, request))
         os.write(out, (json.dumps({"code": wait(pid, request["limit"])}) + "\n").encode())
     return True
-
-
-def _child(session: pytest.Session, request: dict) -> None:
-    log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    code = 1
-    try:
-        code = _grade(session, request)
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
 
 
 def _grade(session: pytest.Session, request: dict) -> int:

@@ -21,6 +21,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 POLL = 0.02
@@ -61,25 +63,30 @@ class Warm(Server):
         return self.ask({"args": args, "log": str(log), "timeout": timeout})
 
 
-def _child(args: list[str], log: str) -> None:
-    """In the fork: pytest's output to `log`, nothing read from the server's pipe."""
-    import pytest
-
+def child(log: str, grade: Callable[[], int]) -> None:
+    """In a fork: `grade()`'s output to `log`, nothing read from the server's pipe, then exit
+    with its code (1 if it raised)."""
     out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(out, 1)
     os.dup2(out, 2)
     code = 1
     try:
-        # The preloaded modules cannot be assertion-rewritten. pytest's unraisable-exception
-        # check ends each session with rounds of gc.collect over torch's and pandas' heap:
-        # most of a child's second; it reports warnings, never a verdict.
-        code = int(pytest.main([*args, "-W", "ignore::pytest.PytestAssertRewriteWarning",
-                                "-p", "no:unraisableexception"]))
+        code = grade()
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+
+
+def _pytest(args: list[str]) -> int:
+    import pytest
+
+    # The preloaded modules cannot be assertion-rewritten. pytest's unraisable-exception check
+    # ends each session with rounds of gc.collect over torch's and pandas' heap: most of a
+    # child's second; it reports warnings, never a verdict.
+    return int(pytest.main([*args, "-W", "ignore::pytest.PytestAssertRewriteWarning",
+                            "-p", "no:unraisableexception"]))
 
 
 def wait(pid: int, timeout: float) -> int | None:
@@ -139,7 +146,7 @@ def serve() -> None:
         sys.stdout.flush()
         pid = os.fork()
         if pid == 0:
-            _child(request["args"], request["log"])
+            child(request["log"], partial(_pytest, request["args"]))
         code = wait(pid, request["timeout"])
         sys.stdout.write(json.dumps({"code": code}) + "\n")
         sys.stdout.flush()
