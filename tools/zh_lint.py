@@ -53,9 +53,10 @@ HAN = r"\u3400-\u9fff"
 WIDE = r"\u3000-\u303f\uff00-\uffef"  # full-width marks: 。，、；：（）「」
 CJK = f"[{HAN}{WIDE}]"
 # Kept as they are: code, math, link targets, HTML comments, URLs, an admonition's marker and
-# type (its title is prose) and attribute lists. Only fences, $$ blocks and comments span lines.
+# type (its title is prose) and attribute lists. Fences, $$ blocks and comments span lines; a code
+# span, two at most (a prompt wraps one as it wraps prose).
 SKIP = re.compile(r"```.*?```|~~~.*?~~~|\$\$.*?\$\$|<!--.*?-->"
-                  r"|`[^`\n]*`|\$[^$\n]+\$|\]\([^)\n]*\)|https?://\S+"
+                  r"|`[^`\n]*(?:\n[^`\n]*)?`|\$[^$\n]+\$|\]\([^)\n]*\)|https?://\S+"
                   r"|^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w -]*|\{[^}\n]*\}", re.S | re.M)
 FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1", re.S | re.M)
 BOTH_STANDARDS = set("台占准划凶后里干范系只面发污")
@@ -107,7 +108,7 @@ def _bracket(text: str) -> str:
         before = "" if whole.startswith(" ") else m.string[m.start() - 1:m.start()]
         after = "" if whole.endswith(" ") else m.string[m.end():m.end() + 1]
         han = f"[{HAN}]"
-        if re.search(han, inner) or re.fullmatch(han, before) or re.fullmatch(han, after):
+        if re.search(CJK, inner) or re.fullmatch(han, before) or re.fullmatch(han, after):
             return f"（{inner.strip(' ')}）"
         return whole
 
@@ -123,10 +124,16 @@ def _formula(text: str) -> str:
 
 def _mark(text: str) -> str:
     """A half-width mark that touches Chinese on either side (spaces between ignored) turns
-    wide, and so does one that ends a line whose next line starts with Chinese."""
+    wide, and so does one that ends a line whose next line starts with Chinese, or that sits
+    between two words on a Chinese line with no space after it."""
     text = re.sub(f"(?<={CJK}) *([,;:!?]) *|(?<! ) *([,;:!?]) *(?={CJK})",
                   lambda m: HALF[m.group(1) or m.group(2)], text)
-    return re.sub(f"(?<=\\S)([,;:!?])[ \t]*(?=\n[ \t]*[{HAN}])", lambda m: HALF[m.group(1)], text)
+    text = re.sub(f"(?<=\\S)([,;:!?])[ \t]*(?=\n[ \t]*[{HAN}])", lambda m: HALF[m.group(1)], text)
+    # Between two words with no space after it, on a Chinese line: "FINISHED,`has_unfinished()`",
+    # "deque:submit" (an English mark is followed by a space; digits are a number's: "1,000";
+    # "[:k]", "(n,)" are code).
+    return re.sub(f"(?m)^(?=[^\\n]*[{HAN}])[^\\n]*", lambda line: re.sub(
+        "(?<=[^\\s\\d\\[])([,;:])(?=[^\\s\\d/\\])])", lambda m: HALF[m.group(1)], line.group()), text)
 
 
 def _sentence_end(text: str) -> str:
@@ -176,10 +183,19 @@ def _held(text: str, rules: list[Callable[[str], str]]) -> str:
         kept.append(m.group())
         return chr(PLACEHOLDER + len(kept) - 1)
 
-    held = SKIP.sub(hold, text)
+    held = SKIP.sub(hold, FENCE.sub(lambda m: _comments(m, rules), text))
     for rule in rules:
         held = rule(held)
     return re.sub("[\ue000-\uf8ff]", lambda m: kept[ord(m.group()) - PLACEHOLDER], held)
+
+
+def _comments(block: re.Match, rules: list[Callable[[str], str]]) -> str:
+    """A code block with its Chinese comments in house style (a diagram's labels are left to
+    review: their marks are its syntax)."""
+    if block.group(0).lstrip().startswith(("```mermaid", "~~~mermaid")):
+        return block.group(0)
+    return re.sub(f"(?m)(?<=#)([^\\n]*[{HAN}][^\\n]*)$", lambda m: _held(m.group(1), rules),
+                  block.group(0))
 
 
 def fix(text: str) -> str:
