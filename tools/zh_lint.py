@@ -1,7 +1,7 @@
 """Traditional Chinese copywriting: the house style of every zh-TW text a learner reads.
 
     python tools/zh_lint.py          # list what is off, file by file, and a count per kind
-    python tools/zh_lint.py --fix    # rewrite what can be rewritten (English and code are never touched)
+    python tools/zh_lint.py --fix    # rewrite what it can (English and code are never touched)
 
 The rules, outside code (fenced blocks, `spans`, $math$), links' targets and HTML comments. Each
 has a kind, the name the report gives it:
@@ -128,16 +128,17 @@ def _mark(text: str) -> str:
     between two words on a Chinese line with no space after it."""
     text = re.sub(f"(?<={CJK}) *([,;:!?]) *|(?<! ) *([,;:!?]) *(?={CJK})",
                   lambda m: HALF[m.group(1) or m.group(2)], text)
-    text = re.sub(f"(?<=\\S)([,;:!?])[ \t]*(?=\n[ \t]*[{HAN}])", lambda m: HALF[m.group(1)], text)
+    text = re.sub(f"(?<=\\S)([,;:])[ \t]*(?=\n[ \t]*[{HAN}])", lambda m: HALF[m.group(1)], text)
     # Between two words with no space after it, on a Chinese line: "FINISHED,`has_unfinished()`",
     # "deque:submit" (an English mark is followed by a space; digits are a number's: "1,000";
     # "[:k]", "(n,)" are code).
-    return re.sub(f"(?m)^(?=[^\\n]*[{HAN}])[^\\n]*", lambda line: re.sub(
-        "(?<=[^\\s\\d\\[])([,;:])(?=[^\\s\\d/\\])])", lambda m: HALF[m.group(1)], line.group()), text)
+    between_words = re.compile("(?<=[^\\s\\d\\[])([,;:])(?=[^\\s\\d/\\])])")
+    return re.sub(f"(?m)^(?=[^\\n]*[{HAN}])[^\\n]*", lambda line: between_words.sub(
+        lambda m: HALF[m.group(1)], line.group()), text)
 
 
 def _sentence_end(text: str) -> str:
-    """"." or "?" after a word, at the end of a line or before Chinese, ends a Chinese sentence
+    """".", "?" or "!" after a word, at the end of a line or before Chinese, ends a Chinese sentence
     when Chinese comes before it on its line, or the line before ends in Chinese."""
     def widen(m: re.Match) -> str:
         line_start = m.string.rfind("\n", 0, m.start()) + 1
@@ -147,9 +148,10 @@ def _sentence_end(text: str) -> str:
             not before.lstrip().startswith(("-", "|", "#")) and re.search(f"{CJK}$", previous)
             and not re.search("[A-Za-z]", previous[-12:]))
         abbreviation = re.search(r"\b(?:vs|e\.g|i\.e|etc|cf)$", before)
-        return {".": "。", "?": "？"}[m.group(1)] if chinese and not abbreviation else m.group(1)
+        return {".": "。", "?": "？", "!": "！"}[m.group(1)] if chinese and not abbreviation \
+            else m.group(1)
 
-    return re.sub(f"(?<=[^\\s\\d.?!(\\[])([.?])(?=[ \t]*(?:\n|$)|[ \t]*[{HAN}])", widen, text)
+    return re.sub(f"(?<=[^\\s\\d.?!(\\[])([.?!])(?=[ \t]*(?:\n|$)|[ \t]*[{HAN}])", widen, text)
 
 
 def _space_after_mark(text: str) -> str:
@@ -235,7 +237,8 @@ def english_comments(text: str) -> list[str]:
         code = block.group(2)
         names = set(re.findall(r"\w+", re.sub(r"#[^\n]*", "", code)))
         for comment in re.findall(r"(?:^|\s)(#(?!!)[^\n]*)", code):
-            words = [w for w in re.findall(r"(?<![\w.])[a-z]{2,}(?![\w(])", comment) if w not in names]
+            words = [w for w in re.findall(r"(?<![\w.])[a-z]{2,}(?![\w(])", comment)
+                     if w not in names]
             if not re.search(f"[{HAN}]", comment) and len(words) > 1:
                 found.append(comment.strip())
     return found
@@ -254,7 +257,8 @@ def zh_texts(path: Path) -> list[str]:
         return list(_chinese_values(tomllib.loads(raw)))
     if path.suffix == ".py":
         tokens = tokenize.generate_tokens(io.StringIO(raw).readline)
-        return [t.string for t in tokens if t.type == tokenize.STRING and re.search(f"[{HAN}]", t.string)]
+        return [t.string for t in tokens
+                if t.type == tokenize.STRING and re.search(f"[{HAN}]", t.string)]
     return [raw]
 
 
@@ -290,15 +294,18 @@ def fixed(path: Path, rules: list[Callable[[str], str]] | None = None) -> str:
 
 
 def findings(path: Path) -> list[Finding]:
-    """Each line a rule would change (under the rule's kind), each Simplified-only character,
+    """Each line a rule would change (under the first rule's kind), each Simplified-only character,
     each word the glossary rules out and each English comment in a zh-TW code block."""
-    raw, where = path.read_text(encoding="utf-8"), str(path.relative_to(ROOT))
-    found = []
-    for kind, rule in RULES.items():
+    raw = path.read_text(encoding="utf-8")
+    where = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    found, seen = [], set()
+    for kind, rule in RULES.items():  # a line under the first rule that changes it
         for n, (old, new) in enumerate(zip(raw.splitlines(), fixed(path, [rule]).splitlines(),
                                            strict=True), start=1):
-            if old != new:
-                found.append(Finding(kind, f"{where}:{n}", f"{old.strip()[:70]!r} → {new.strip()[:70]!r}"))
+            if old != new and n not in seen:
+                seen.add(n)
+                found.append(Finding(kind, f"{where}:{n}",
+                                     f"{old.strip()[:70]!r} → {new.strip()[:70]!r}"))
     if not found and fixed(path) != raw:  # the rules together, where none alone changes a line
         found.append(Finding("style", where, "run --fix"))
     chars = simplified(raw)
@@ -306,7 +313,8 @@ def findings(path: Path) -> list[Finding]:
         found.append(Finding("simplified", where, " ".join(chars)))
     texts = zh_texts(path)
     found += [Finding("term", where, word) for text in texts for word in off_terms(text)]
-    found += [Finding("code-comment", where, repr(c)) for text in texts for c in english_comments(text)]
+    found += [Finding("code-comment", where, repr(comment))
+              for text in texts for comment in english_comments(text)]
     return found
 
 
