@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from functools import cache
 from pathlib import Path
 
 from harness import catalog, metadata, mutants
@@ -116,8 +117,7 @@ def _benchmarks(docs_dir: Path, lang: str) -> str:
             # Each file's H1 becomes an H3 under the page's "Results" (H2), and so on down.
             body = re.sub(r"^(#+) ", lambda m: "##" + m.group(1) + " ", body, flags=re.MULTILINE)
             if lang == "zh-TW":
-                body = re.sub(r"^Measured (.*)\.$", "測量日期與機器\uff1a\\1。", body,
-                              flags=re.MULTILINE)
+                body = bench_chinese(body, group)
             parts.append(body)
         images = [f"![{TEXT[lang]['plot']}: {p.stem}]({p.relative_to(docs_dir).as_posix()})"
                   for p in plots if _group(p) == group]
@@ -125,6 +125,29 @@ def _benchmarks(docs_dir: Path, lang: str) -> str:
             parts.append(f"### {group}")
         parts += images
     return "\n\n".join(parts) + "\n"
+
+
+@cache
+def _bench_words() -> dict:
+    return tomllib.loads((ROOT / "docs" / "benchmarks" / "zh-TW.toml").read_text(encoding="utf-8"))
+
+
+def bench_chinese(body: str, group: str) -> str:
+    """A benchmark file's results in Chinese (docs/benchmarks/zh-TW.toml): the kata's Chinese
+    title as the heading, the columns' names and the notes; the table's cells stay as measured."""
+    words = _bench_words()
+    meta = _meta(group) if (KATAS / group / "kata.toml").is_file() else None
+    if meta:
+        body = re.sub(r"^(#+) .*: benchmark$", lambda m: f"{m.group(1)} {meta['title']['zh-TW']}"
+                      "\uff1a效能基準", body, flags=re.MULTILINE)
+    for note in words["notes"]:
+        body = re.sub(note["en"], note["zh-TW"], body, flags=re.MULTILINE)
+    lines = body.split("\n")
+    for n, line in enumerate(lines[:-1]):
+        if line.startswith("|") and re.fullmatch(r"\|( --- \|)+", lines[n + 1].strip()):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            lines[n] = "| " + " | ".join(words["columns"].get(c, c) for c in cells) + " |"
+    return "\n".join(lines)
 
 
 def _title(text: str) -> str:

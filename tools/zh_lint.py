@@ -47,7 +47,7 @@ GLOSSARY = ROOT / "docs" / "glossary.toml"
 # command and tests/test_zh_typography.py check it.
 SOURCES = ["katas/*/kata.toml", "harness/suites/*/*.toml", "harness/interviewer/*.toml",
            "harness/mock/text.py", "harness/interviewer/text.py", "harness/help.toml",
-           "docs/**/*.zh-TW.md"]
+           "docs/**/*.zh-TW.md", "docs/benchmarks/zh-TW.toml"]
 
 HAN = r"\u3400-\u9fff"
 WIDE = r"\u3000-\u303f\uff00-\uffef"  # full-width marks: 。，、；：（）「」
