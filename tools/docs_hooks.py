@@ -48,7 +48,6 @@ TEXT = {
                    "yet.",
         "empty": "This part of the kata's metadata file is not written yet.",
         "level": "Level {n}: {title}",
-        "brief": "*As an interviewer asks it:*",
         "plot": "Plot",
         "mistakes": "Each of these is a mutant of the reference solution, and the meta-tests prove "
                     "that the hidden tests named with it catch it:",
@@ -60,7 +59,6 @@ TEXT = {
                    "還不在 repository 裡。",
         "empty": "這一題的 metadata 檔還沒寫到這個部分。",
         "level": "第 {n} 關\uff1a{title}",
-        "brief": "*面試官的問法\uff1a*",
         "plot": "圖表",
         "mistakes": "以下每一項都是參考解答的一個 mutant，meta-test 會證明與它一起列出的隱藏測試"
                     "抓得到它：",
@@ -156,12 +154,12 @@ def _title(text: str) -> str:
 
 
 def _levels(meta: dict, lang: str) -> str:
+    """Each level's prompt, the full question. Its brief (the same question as an interviewer
+    says it) stays in the mock and the interviewer's script: the page says the question once."""
     parts = []
     for n, level in enumerate(meta.get("levels", []), start=1):
         title = TEXT[lang]["level"].format(n=n, title=level["title"][lang])
-        brief = level.get("brief", {}).get(lang)  # the question as an interviewer asks it
-        said = f"> {TEXT[lang]['brief']} {brief.strip()}\n\n" if brief else ""
-        parts.append(f"### {title}\n\n{said}{level['prompt'][lang].strip()}\n")
+        parts.append(f"### {title}\n\n{level['prompt'][lang].strip()}\n")
     return "\n".join(parts)
 
 
