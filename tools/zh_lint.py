@@ -130,9 +130,9 @@ def _mark(text: str) -> str:
                   lambda m: HALF[m.group(1) or m.group(2)], text)
     text = re.sub(f"(?<=\\S)([,;:])[ \t]*(?=\n[ \t]*[{HAN}])", lambda m: HALF[m.group(1)], text)
     # Between two words with no space after it, on a Chinese line: "FINISHED,`has_unfinished()`",
-    # "deque:submit" (an English mark is followed by a space; digits are a number's: "1,000";
+    # "deque:submit", "µs,10" (an English mark is followed by a space; "1,000" is a number;
     # "[:k]", "(n,)" are code).
-    between_words = re.compile("(?<=[^\\s\\d\\[])([,;:])(?=[^\\s\\d/\\])])")
+    between_words = re.compile("(?<=[^\\s\\d\\[])([,;:])(?=[^\\s/\\])])")
     return re.sub(f"(?m)^(?=[^\\n]*[{HAN}])[^\\n]*", lambda line: between_words.sub(
         lambda m: HALF[m.group(1)], line.group()), text)
 
