@@ -189,6 +189,34 @@ def _speculative_figures():
             "zh-TW": [f"快 {min(small):.1f} 到 {max(small):.1f} 倍"] + common}
 
 
+def _tenant_figures():
+    t = table("tenant_fair_queue")
+    fifo = t.one(policy="FIFO")
+    fair = [r for r in t.rows if r is not fifo]
+    waits = [num(r["light mean wait (steps)"]) for r in fair]
+    assert max(num(r["light mean / FIFO"]) for r in fair) < 0.01  # "less than 1 % of FIFO's"
+    vtc, drr = t.one(policy="VTC"), t.one(policy="DRR")
+    few, many = num(vtc["pop µs at 10 tenants"]), num(vtc["pop µs at 10,000 tenants"])
+    assert many > 1000 and max(num(drr["pop µs at 10 tenants"]),
+                               num(drr["pop µs at 10,000 tenants"])) < 1
+    shares = [r["generated-token shares A, B, C (weights .25, .25, .50)"] for r in t.rows]
+    return {"en": [f"waits {num(fifo['light mean wait (steps)']):.0f} steps on average",
+                   f"it waits about {round(sum(waits) / len(waits))}",
+                   f"about {round(few)} µs at 10 tenants and over a millisecond at 10,000"]
+            + [f"| {share} |" for share in shares],
+            "zh-TW": [f"平均等 {num(fifo['light mean wait (steps)']):.0f} 步",
+                      f"大約等 {round(sum(waits) / len(waits))} 步",
+                      f"一次 pop 約 {round(few)} µs，10,000 個時超過 1 毫秒"]
+            + [f"| {share.replace(', ', '、')} |" for share in shares]}
+
+
+def _kv_cache_goal():
+    ups = [num(r["speed-up"]) for r in table("kv_cache_debug").where(comparison="generate")]
+    said = f"{min(ups):.0f}–{max(ups):.0f}"
+    return {"en": [f"{said}× faster from 32 to 512 new tokens"],
+            "zh-TW": [f"從 32 到 512 個時快 {said} 倍"]}
+
+
 CLAIMS = [
     Claim("katas/padded_attention", "varlen against padded", _padded_speedups),
     Claim("katas/padded_attention", "growth per doubling of T", _padded_growth),
@@ -199,6 +227,8 @@ CLAIMS = [
     Claim("katas/slo_batcher", "what the benchmark shows", _slo_figures),
     Claim("katas/compatible_batcher", "what the benchmark shows", _compatible_figures),
     Claim("katas/speculative_sampling", "batch, loop, tokens per call", _speculative_figures),
+    Claim("katas/tenant_fair_queue", "what the benchmark shows", _tenant_figures),
+    Claim("benchmarks", "kv_cache_debug's goal", _kv_cache_goal),
 ]
 
 
