@@ -59,6 +59,7 @@ DEFECTS = {
                 "接受一個 token（即使\n它是空的），再回傳。"),
     "formula": ("下界是 max（總數 / B，最長）。", "下界是 max(總數 / B，最長)。"),
     "sentence-end ?": ("你會怎麼算 AUC?", "你會怎麼算 AUC？"),
+    "sentence-end ? in a string": ('a = "你要怎麼算 AUC?"', 'a = "你要怎麼算 AUC？"'),
     "sentence-end .": ("最後一列免費多給一個\nbonus token.", "最後一列免費多給一個\nbonus token。"),
     "space-after-mark": ("- **挑選，不要相加。** `np.where` 不會。",
                          "- **挑選，不要相加**。`np.where` 不會。"),

@@ -132,14 +132,15 @@ def _mark(text: str) -> str:
     # Between two words with no space after it, on a Chinese line: "FINISHED,`has_unfinished()`",
     # "deque:submit", "µs,10" (an English mark is followed by a space; "1,000" is a number;
     # "[:k]", "(n,)" are code).
-    between_words = re.compile("(?<=[^\\s\\d\\[])([,;:])(?=[^\\s/\\])])")
+    between_words = re.compile("(?<=[^\\s\\d\\[])([,;:?])(?=[^\\s/\\])])")
     return re.sub(f"(?m)^(?=[^\\n]*[{HAN}])[^\\n]*", lambda line: between_words.sub(
         lambda m: HALF[m.group(1)], line.group()), text)
 
 
 def _sentence_end(text: str) -> str:
-    """".", "?" or "!" after a word, at the end of a line or before Chinese, ends a Chinese sentence
-    when Chinese comes before it on its line, or the line before ends in Chinese."""
+    """".", "?" or "!" after a word, at the end of a line (or of a TOML string) or before Chinese,
+    ends a Chinese sentence when Chinese comes before it on its line, or the line before ends in
+    Chinese."""
     def widen(m: re.Match) -> str:
         line_start = m.string.rfind("\n", 0, m.start()) + 1
         before = m.string[line_start:m.start()]
@@ -151,7 +152,8 @@ def _sentence_end(text: str) -> str:
         return {".": "。", "?": "？", "!": "！"}[m.group(1)] if chinese and not abbreviation \
             else m.group(1)
 
-    return re.sub(f"(?<=[^\\s\\d.?!(\\[])([.?!])(?=[ \t]*(?:\n|$)|[ \t]*[{HAN}])", widen, text)
+    end = f"(?=[\"\x27]?[,\\]]?[ \t]*(?:\n|$)|[ \t]*[{HAN}])"  # a TOML string may close first
+    return re.sub(f"(?<=[^\\s\\d.?!(\\[])([.?!]){end}", widen, text)
 
 
 def _space_after_mark(text: str) -> str:
