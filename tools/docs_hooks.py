@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from functools import cache
 from pathlib import Path
 
 from harness import catalog, metadata, mutants
@@ -47,7 +48,6 @@ TEXT = {
                    "yet.",
         "empty": "This part of the kata's metadata file is not written yet.",
         "level": "Level {n}: {title}",
-        "brief": "*As an interviewer asks it:*",
         "plot": "Plot",
         "mistakes": "Each of these is a mutant of the reference solution, and the meta-tests prove "
                     "that the hidden tests named with it catch it:",
@@ -59,7 +59,6 @@ TEXT = {
                    "還不在 repository 裡。",
         "empty": "這一題的 metadata 檔還沒寫到這個部分。",
         "level": "第 {n} 關\uff1a{title}",
-        "brief": "*面試官的問法\uff1a*",
         "plot": "圖表",
         "mistakes": "以下每一項都是參考解答的一個 mutant，meta-test 會證明與它一起列出的隱藏測試"
                     "抓得到它：",
@@ -116,8 +115,7 @@ def _benchmarks(docs_dir: Path, lang: str) -> str:
             # Each file's H1 becomes an H3 under the page's "Results" (H2), and so on down.
             body = re.sub(r"^(#+) ", lambda m: "##" + m.group(1) + " ", body, flags=re.MULTILINE)
             if lang == "zh-TW":
-                body = re.sub(r"^Measured (.*)\.$", "測量日期與機器\uff1a\\1。", body,
-                              flags=re.MULTILINE)
+                body = bench_chinese(body, group)
             parts.append(body)
         images = [f"![{TEXT[lang]['plot']}: {p.stem}]({p.relative_to(docs_dir).as_posix()})"
                   for p in plots if _group(p) == group]
@@ -127,18 +125,41 @@ def _benchmarks(docs_dir: Path, lang: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+@cache
+def _bench_words() -> dict:
+    return tomllib.loads((ROOT / "docs" / "benchmarks" / "zh-TW.toml").read_text(encoding="utf-8"))
+
+
+def bench_chinese(body: str, group: str) -> str:
+    """A benchmark file's results in Chinese (docs/benchmarks/zh-TW.toml): the kata's Chinese
+    title as the heading, the columns' names and the notes; the table's cells stay as measured."""
+    words = _bench_words()
+    meta = _meta(group) if (KATAS / group / "kata.toml").is_file() else None
+    if meta:
+        body = re.sub(r"^(#+) .*: benchmark$", lambda m: f"{m.group(1)} {meta['title']['zh-TW']}"
+                      "\uff1a效能基準", body, flags=re.MULTILINE)
+    for note in words["notes"]:
+        body = re.sub(note["en"], note["zh-TW"], body, flags=re.MULTILINE)
+    lines = body.split("\n")
+    for n, line in enumerate(lines[:-1]):
+        if line.startswith("|") and re.fullmatch(r"\|( --- \|)+", lines[n + 1].strip()):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            lines[n] = "| " + " | ".join(words["columns"].get(c, c) for c in cells) + " |"
+    return "\n".join(lines)
+
+
 def _title(text: str) -> str:
     """An admonition title sits inside double quotes: typographic quotes keep it in one piece."""
     return re.sub(r'"([^"]*)"', "\u201c\\1\u201d", text).replace('"', "\u201d")
 
 
 def _levels(meta: dict, lang: str) -> str:
+    """Each level's prompt, the full question. Its brief (the same question as an interviewer
+    says it) stays in the mock and the interviewer's script: the page says the question once."""
     parts = []
     for n, level in enumerate(meta.get("levels", []), start=1):
         title = TEXT[lang]["level"].format(n=n, title=level["title"][lang])
-        brief = level.get("brief", {}).get(lang)  # the question as an interviewer asks it
-        said = f"> {TEXT[lang]['brief']} {brief.strip()}\n\n" if brief else ""
-        parts.append(f"### {title}\n\n{said}{level['prompt'][lang].strip()}\n")
+        parts.append(f"### {title}\n\n{level['prompt'][lang].strip()}\n")
     return "\n".join(parts)
 
 

@@ -1,7 +1,8 @@
 """Every page exists in English and Traditional Chinese with the same shape.
 
-Same shape: the same headings (levels, in order), the same code blocks (Mermaid diagrams are
-translated, so for them only the number and the diagram type must match), the same markers the
+Same shape: the same headings (levels, in order), the same code blocks up to what a reader reads
+in them (comments, quoted strings and `--lang`'s value are in the page's language; Mermaid diagrams
+are translated, so for them only the number and the diagram type must match), the same markers the
 docs hook fills, the same admonitions, tables with the same number of rows, and the same links.
 """
 
@@ -34,6 +35,13 @@ class Shape:
     links: list[str] = field(default_factory=list)
 
 
+def _code(text: str) -> str:
+    """A code block less what is said in the page's language."""
+    text = re.sub(r"--lang \S+", "--lang", text)
+    text = re.sub(r'"[^"\n]*"', '""', text)
+    return re.sub(r"[ \t]*#[^\n]*", "", text)
+
+
 def shape(path: Path) -> Shape:
     result = Shape()
     fence = None  # (marker, language, indent, lines) while inside a fenced block
@@ -49,7 +57,7 @@ def shape(path: Path) -> Shape:
                     kind = rest.split(None, 1)[0] if rest.strip() else ""
                     result.diagrams.append(config.group(0) + kind if config else kind)
                 else:
-                    result.code.append((lang, text))
+                    result.code.append((lang, _code(text)))
                 fence = None
             else:
                 body.append(line[indent:] if line[:indent].strip() == "" else line)
