@@ -34,7 +34,7 @@ class Outcome(Enum):
     LATER = "later"        # it belongs to a later level: say which, and count nothing
     OPEN = "open"          # a point the prompt leaves open: "your choice, say which"
     PICK = "pick"          # "3" or "#3": a question picked from the list by its number
-    NONE = "none"          # nothing close: no answer in the notes
+    NONE = "none"          # nothing close, or a question the notes never answer
 
 
 @dataclass(frozen=True)
@@ -64,11 +64,12 @@ class Item:
 
 
 # The margin rule (tuned on the evaluation set's tuning half: tools/matcher_eval.py).
-FLOOR = 0.18       # below this, nothing is close: NONE
-SURE = 0.30        # a best match below this is only offered back, never answered
-MARGIN = 0.80      # a runner-up scoring at least this fraction of the best is a near tie
-BAG_SHARE = 0.35   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
-UNKNOWN = 0.5      # a query word no item knows weighs this fraction of the rarest known word
+FLOOR = 0.20       # below this, nothing is close: NONE
+SURE = 0.50        # a best match below this is only offered back, never answered
+MARGIN = 0.60      # a runner-up scoring at least this fraction of the best makes a near tie
+OFFER = 0.50       # in a near tie, what scores at least this fraction of the best is offered
+BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
+UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rarest known word
 MAX_OFFERED = 3
 
 STOPWORDS = set("""a an the is are was were be been being do does did doing should would could
@@ -159,6 +160,24 @@ ZH_TERMS = {
     "允許": "allowed", "空的": "empty", "為空": "empty", "執行中": "inflight",
 }
 ZH_FILLER = set("的了嗎呢吧啊呀嘛喔哦是")  # a character pair holding one of these says little
+
+# Questions no kata's notes answer (tooling, the signatures' own facts): an item of their own, so
+# that one of them is heard as NONE instead of as the nearest question.
+ASIDES = {
+    "en": ["can I use numpy or scipy or pandas or polars or another library?",
+           "is a third-party package allowed, or the standard library only?",
+           "what should the exception class subclass, which builtin exception does it extend?",
+           "is it a method or a property?",
+           "what is the signature, the argument names and their order?",
+           "what type is the argument, a dict or a list or a str, any hashable?",
+           "which Python version, can I use type hints, can I add helper functions?",
+           "how fast does it need to be in production, what speedup do we get?"],
+    "zh-TW": ["可以用 numpy、scipy 或其他套件嗎？", "只能用標準函式庫嗎？",
+              "這個例外要繼承哪個 exception？", "這是方法還是 property？",
+              "函式簽名和參數順序是什麼？",
+              "參數的型別是 dict 還是 list？", "可以加 helper 函式嗎？用哪個 Python 版本？"],
+}
+ASIDE = "aside"
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -256,6 +275,7 @@ def items(meta: dict) -> list[Item]:
         texts = [point["point"][lang] for lang in LANGS] + [t for lang in LANGS
                                                             for t in point.get(lang, [])]
         found.append(Item(pid, point["level"], True, tuple(texts)))
+    found.append(Item(ASIDE, 1, False, tuple(t for lang in LANGS for t in ASIDES[lang])))
     return found
 
 
@@ -306,15 +326,19 @@ class Matcher:
         top_score, top = scored[0] if scored else (0.0, None)
         if top is None or top_score < FLOOR:
             return Match(Outcome.NONE, lang)
-        close = [item for score, item in scored if score >= MARGIN * top_score]
-        if len(close) == 1 and top_score >= SURE:
+        runner_up = scored[1][0] if len(scored) > 1 else 0.0
+        if top.id == ASIDE:
+            return Match(Outcome.NONE, lang)
+        if top_score >= SURE and runner_up < MARGIN * top_score:
             if top.level > level:
                 return Match(Outcome.LATER, lang, (top.id,), top.level)
             kind = Outcome.OPEN if top.is_open_point else Outcome.ANSWER
             return Match(kind, lang, (top.id,), top.level)
-        if all(item.level > level for item in close) and top_score >= SURE:
-            return Match(Outcome.LATER, lang, (top.id,), min(i.level for i in close))
-        offered = tuple(i.id for i in close if i.level <= level and not i.is_open_point)
+        close = [item for score, item in scored if score >= OFFER * top_score]
+        if top_score >= SURE and all(item.level > level for item in close[:2]):
+            return Match(Outcome.LATER, lang, (top.id,), top.level)
+        offered = tuple(i.id for i in close
+                        if i.level <= level and not i.is_open_point and i.id != ASIDE)
         if not offered:
             return Match(Outcome.NONE, lang)
         return Match(Outcome.ASK_BACK, lang, offered[:MAX_OFFERED], None)
