@@ -26,14 +26,18 @@ def question(qid: str, level: int, en: str, zh: str) -> dict:
 
 META = {
     "questions": [
-        question("deadline", 1, "Is the deadline per request or per batch?", "截止時間是每個請求各自算嗎？"),
+        question("deadline", 1, "Is the deadline per request or per batch?",
+                 "截止時間是每個請求各自算嗎？"),
         question("ties", 1, "How are ties broken between two tenants?", "兩個租戶平手時怎麼決定？"),
-        question("ties-weight", 1, "How are ties broken between two weights?", "兩個權重平手時怎麼決定？"),
-        question("eviction", 2, "Which cached block is evicted first?", "快取的 block 哪個先被驅逐？"),
+        question("ties-weight", 1, "How are ties broken between two weights?",
+                 "兩個權重平手時怎麼決定？"),
+        question("eviction", 2, "Which cached block is evicted first?",
+                 "快取的 block 哪個先被驅逐？"),
     ],
-    "phrasings": {"deadline": {"en": ["does each request get its own deadline of arrival + slo_ms?"],
-                               "zh-TW": ["deadline 是抵達時間加 slo_ms 嗎？"]},
-                  "eviction": {"en": ["LRU eviction of cached blocks?"], "zh-TW": ["快取用 LRU 淘汰嗎？"]}},
+    "phrasings": {
+        "deadline": {"en": ["does each request get its own deadline of arrival + slo_ms?"],
+                     "zh-TW": ["deadline 是抵達時間加 slo_ms 嗎？"]},
+        "eviction": {"en": ["LRU eviction of cached blocks?"], "zh-TW": ["快取用 LRU 淘汰嗎？"]}},
     "open_points": {"data-structures": {
         "level": 1, "point": {"en": "the data structures", "zh-TW": "資料結構"},
         "en": ["can I use a deque for the queue?"], "zh-TW": ["佇列可以用 deque 嗎？"]}},
