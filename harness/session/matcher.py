@@ -70,7 +70,12 @@ MARGIN = 0.60      # a runner-up scoring at least this fraction of the best make
 OFFER = 0.50       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
 UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rarest known word
+PREFIX = 5         # an English word longer than this is also known by its first PREFIX letters
+LEVEL_BONUS = 0.15  # most questions are about the level just opened: its items weigh this more
 MAX_OFFERED = 3
+# The candidate says the question looks ahead: a later level's item among the close ones wins.
+_LATER_CUE = re.compile(r"\b(later|next level|future level|levels? [2-9]|eventually|upcoming|"
+                        r"will there be|down the (line|road))\b|之後|以後|後面|下一關|將來")
 
 STOPWORDS = set("""a an the is are was were be been being do does did doing should would could
 can may might will shall must i we you it its it's they them my me our your us of to in on at for
@@ -170,12 +175,17 @@ ASIDES = {
            "is it a method or a property?",
            "what is the signature, the argument names and their order?",
            "what type is the argument, a dict or a list or a str, any hashable?",
+           "is it an argument of the constructor or of the method?",
+           "what are the output column names, and in which order does the tuple come?",
+           "what does the name stand for, what is it in the signature?",
            "which Python version, can I use type hints, can I add helper functions?",
            "how fast does it need to be in production, what speedup do we get?"],
     "zh-TW": ["可以用 numpy、scipy 或其他套件嗎？", "只能用標準函式庫嗎？",
               "這個例外要繼承哪個 exception？", "這是方法還是 property？",
               "函式簽名和參數順序是什麼？",
-              "參數的型別是 dict 還是 list？", "可以加 helper 函式嗎？用哪個 Python 版本？"],
+              "參數的型別是 dict 還是 list？", "這是建構子的參數還是方法的參數？",
+              "輸出欄位的名稱是什麼？回傳的 tuple 順序是什麼？",
+              "可以加 helper 函式嗎？用哪個 Python 版本？"],
 }
 ASIDE = "aside"
 
@@ -185,8 +195,8 @@ _TOKEN = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*(\()?")
 _NUMBER = re.compile(r"#?\s*(\d+)")
 _PHRASES = (("in flight", "inflight"), ("in-flight", "inflight"), ("same id", "duplicate id"),
             ("already used", "duplicate"), ("goes back", "backwards"), ("go back", "backwards"),
-            ("scikit-learn", "sklearn"), ("at once", "inflight"), ("top-k", "top_k"),
-            ("top-p", "top_p"), ("min-p", "min_p"))
+            ("scikit-learn", "sklearn"), ("least recently used", "lru"), ("at once", "inflight"),
+            ("top-k", "top_k"), ("top-p", "top_p"), ("min-p", "min_p"))
 
 
 def stem(word: str) -> str:
@@ -230,6 +240,8 @@ def _english(text: str) -> list[str]:
                 continue
             word = stem(part) if not part.isdigit() else part
             terms.append(CANON.get(word, word))
+            if len(part) > PREFIX and word not in CANON:  # a typo or a rarer form still meets
+                terms.append(part[:PREFIX] + "~")
     return terms
 
 
@@ -296,13 +308,14 @@ class Matcher:
                         for item_bags in bags]
         self.wholes = [_vector(b, self.idf, self.unknown) for b in whole]
 
-    def scores(self, asked: str) -> list[tuple[float, Item]]:
-        """Every item with its score for `asked`, best first (ties by file order)."""
+    def scores(self, asked: str, level: int) -> list[tuple[float, Item]]:
+        """Every item with its score for `asked` at `level`, best first (ties by file order)."""
         query = _vector(Counter(terms(asked)), self.idf, self.unknown)
         scored = []
         for item, vectors, whole in zip(self.items, self.vectors, self.wholes, strict=True):
             best = max(_cosine(query, v) for v in vectors)
-            scored.append(((1 - BAG_SHARE) * best + BAG_SHARE * _cosine(query, whole), item))
+            score = (1 - BAG_SHARE) * best + BAG_SHARE * _cosine(query, whole)
+            scored.append((score * (1 + LEVEL_BONUS) if item.level == level else score, item))
         return sorted(scored, key=lambda pair: -pair[0])
 
     def match(self, asked: str, level: int) -> Match:
@@ -322,7 +335,7 @@ class Matcher:
                 qid = self.numbered[n - 1]
                 return Match(Outcome.PICK, lang, (qid,), self.levels[qid])
             return Match(Outcome.NONE, lang)
-        scored = self.scores(asked)
+        scored = self.scores(asked, level)
         top_score, top = scored[0] if scored else (0.0, None)
         if top is None or top_score < FLOOR:
             return Match(Outcome.NONE, lang)
@@ -335,8 +348,12 @@ class Matcher:
             kind = Outcome.OPEN if top.is_open_point else Outcome.ANSWER
             return Match(kind, lang, (top.id,), top.level)
         close = [item for score, item in scored if score >= OFFER * top_score]
-        if top_score >= SURE and all(item.level > level for item in close[:2]):
-            return Match(Outcome.LATER, lang, (top.id,), top.level)
+        if top_score < SURE and any(item.id == ASIDE for item in close[:2]):
+            return Match(Outcome.NONE, lang)
+        later = [item for item in close if item.level > level]
+        if later and (_LATER_CUE.search(asked.lower()) or top_score >= SURE and top in later
+                      and all(item.level > level for item in close[:2])):
+            return Match(Outcome.LATER, lang, (later[0].id,), later[0].level)
         offered = tuple(i.id for i in close
                         if i.level <= level and not i.is_open_point and i.id != ASIDE)
         if not offered:
