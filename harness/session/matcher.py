@@ -65,13 +65,13 @@ class Item:
 
 # The margin rule (tuned on the evaluation set's tuning half: tools/matcher_eval.py).
 FLOOR = 0.20       # below this, nothing is close: NONE
-SURE = 0.50        # a best match below this is only offered back, never answered
+SURE = 0.60        # a best match below this is only offered back, never answered
 MARGIN = 0.60      # a runner-up scoring at least this fraction of the best makes a near tie
-OFFER = 0.50       # in a near tie, what scores at least this fraction of the best is offered
+OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
 UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rarest known word
-PREFIX = 5         # an English word longer than this is also known by its first PREFIX letters
-LEVEL_BONUS = 0.15  # most questions are about the level just opened: its items weigh this more
+PREFIX = 6         # an English word longer than this is also known by its first PREFIX letters
+LEVEL_BONUS = 0.30  # most questions are about the level just opened: its items weigh this more
 MAX_OFFERED = 3
 # The candidate says the question looks ahead: a later level's item among the close ones wins.
 _LATER_CUE = re.compile(r"\b(later|next level|future level|levels? [2-9]|eventually|upcoming|"
