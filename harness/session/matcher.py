@@ -72,10 +72,11 @@ BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the re
 UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rarest known word
 PREFIX = 6         # an English word longer than this is also known by its first PREFIX letters
 LEVEL_BONUS = 0.30  # most questions are about the level just opened: its items weigh this more
+OPEN_WEIGHT = 0.85  # an open point weighs less: where a question covers it too, the question wins
 MAX_OFFERED = 3
 # The candidate says the question looks ahead: a later level's item among the close ones wins.
 _LATER_CUE = re.compile(r"\b(later|next level|future level|levels? [2-9]|eventually|upcoming|"
-                        r"will there be|down the (line|road))\b|之後|以後|後面|下一關|將來")
+                        r"will there be|down the (line|road))\b|(之後|以後|後面)的?關|下一關|之後會|將來")
 
 STOPWORDS = set("""a an the is are was were be been being do does did doing should would could
 can may might will shall must i we you it its it's they them my me our your us of to in on at for
@@ -315,7 +316,9 @@ class Matcher:
         for item, vectors, whole in zip(self.items, self.vectors, self.wholes, strict=True):
             best = max(_cosine(query, v) for v in vectors)
             score = (1 - BAG_SHARE) * best + BAG_SHARE * _cosine(query, whole)
-            scored.append((score * (1 + LEVEL_BONUS) if item.level == level else score, item))
+            if item.level == level:
+                score *= 1 + LEVEL_BONUS
+            scored.append((score * OPEN_WEIGHT if item.is_open_point else score, item))
         return sorted(scored, key=lambda pair: -pair[0])
 
     def match(self, asked: str, level: int) -> Match:
