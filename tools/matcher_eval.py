@@ -3,6 +3,7 @@
     python tools/matcher_eval.py                 # the matcher of harness/session/matcher.py
     python tools/matcher_eval.py --before        # today's word-overlap matcher (harness/mock/ask)
     python tools/matcher_eval.py --show          # also every tuning question not right
+    python tools/matcher_eval.py --time          # also how long indexing and matching take
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import tomllib
 from collections import Counter
 from dataclasses import dataclass
@@ -127,15 +129,35 @@ def _row(kata: str, held_out: bool, c: Counter) -> str:
     return f"| {kata} | {'held out' if held_out else 'tuned'} | {n} | {cells} |"
 
 
+def timing() -> str:
+    """How long building each kata's index and hearing each question take, on this machine."""
+    per_kata, per_question = [], []
+    for kata in catalog.all_katas():
+        start = time.perf_counter()
+        matcher = Matcher(kata.meta)
+        per_kata.append(time.perf_counter() - start)
+        for case in (c for c in cases() if c.kata == kata.name):
+            start = time.perf_counter()
+            matcher.match(case.text, case.level)
+            per_question.append(time.perf_counter() - start)
+    ms = sorted(1000 * t for t in per_question)
+    return (f"index: {1000 * max(per_kata):.0f} ms at most per kata ({len(per_kata)} katas); "
+            f"a question: {sum(ms) / len(ms):.1f} ms mean, {ms[len(ms) // 2]:.1f} median, "
+            f"{ms[-1]:.1f} max ({len(ms)} questions)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", action="store_true", help="today's matcher, for comparison")
     parser.add_argument("--show", action="store_true", help="list the tuning questions not right")
+    parser.add_argument("--time", action="store_true", help="time indexing and matching")
     args = parser.parse_args()
     counts, misses = run(old=args.before)
     print(table(counts))
     if args.show:
         print("\n".join(misses))
+    if args.time:
+        print(timing())
 
 
 if __name__ == "__main__":
