@@ -76,7 +76,8 @@ OPEN_WEIGHT = 0.85  # an open point weighs less: where a question covers it too,
 MAX_OFFERED = 3
 # The candidate says the question looks ahead: a later level's item among the close ones wins.
 _LATER_CUE = re.compile(r"\b(later|next level|future level|levels? [2-9]|eventually|upcoming|"
-                        r"will there be|down the (line|road))\b|(之後|以後|後面)的?關|下一關|之後會|將來")
+                        r"will there be|down the (line|road))\b"
+                        r"|(之後|以後|後面)的?關|下一關|之後會|將來")
 
 STOPWORDS = set("""a an the is are was were be been being do does did doing should would could
 can may might will shall must i we you it its it's they them my me our your us of to in on at for
@@ -196,7 +197,7 @@ _TOKEN = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*(\()?")
 _NUMBER = re.compile(r"#?\s*(\d+)")
 _PHRASES = (("in flight", "inflight"), ("in-flight", "inflight"), ("same id", "duplicate id"),
             ("already used", "duplicate"), ("goes back", "backwards"), ("go back", "backwards"),
-            ("scikit-learn", "sklearn"), ("least recently used", "lru"), ("at once", "inflight"),
+            ("scikit-learn", "sklearn"), ("least recently used", "lru"),
             ("top-k", "top_k"), ("top-p", "top_p"), ("min-p", "min_p"))
 
 
