@@ -127,3 +127,18 @@ def test_every_later_level_question_is_deferred(held_out):
                 undeferred.append(f"{case.kata} L{case.level}: heard {heard.outcome.value}"
                                   + ("" if held_out else f": {case.text!r}"))
     assert not undeferred, "\n".join(undeferred)
+
+
+def test_no_phrasing_repeats_an_evaluation_question():
+    def bare(text: str) -> str:
+        return "".join(c for c in text.lower() if c.isalnum())
+
+    repeated = []
+    for case in matcher_eval.cases():
+        meta = catalog.get(case.kata).meta
+        known = [*meta.get("phrasings", {}).values(), *meta.get("open_points", {}).values()]
+        if bare(case.text) in {bare(t) for texts in known for lang in catalog.LANGS
+                               for t in texts.get(lang, [])}:
+            repeated.append(f"{case.kata}: {case.text!r}")
+    assert not repeated, "phrasings must be written, not copied from tests/matcher:\n" + \
+        "\n".join(repeated)
