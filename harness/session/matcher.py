@@ -302,6 +302,7 @@ class Matcher:
         self.items = items(meta)
         self.numbered = [q["id"] for q in meta.get("questions", [])]  # as `kata mock questions`
         self.levels = {q["id"]: q.get("level", 1) for q in meta.get("questions", [])}
+        self.points = {pid: p["point"] for pid, p in meta.get("open_points", {}).items()}
         bags = [[Counter(terms(text)) for text in item.phrasings] for item in self.items]
         whole = [sum(item_bags, Counter()) for item_bags in bags]
         df = Counter(t for bag in whole for t in bag)
@@ -327,11 +328,14 @@ class Matcher:
     def match(self, asked: str, level: int) -> Match:
         """What `asked` means when levels 1 to `level` are open.
 
-        A number ("3", "#3") picks the question of that number from the list, when its level is
-        open. Otherwise the best item answers (ANSWER, OPEN, or LATER when its level is not
-        open yet) only when it is clear: above SURE, with no runner-up within MARGIN of it. A near
-        tie or a weak best offers the open questions among the close ones back (ASK_BACK); nothing
-        above FLOOR, or a tie among items that cannot be offered, is NONE.
+        A number ("3", "#3") picks the question of that number in kata.toml's order (as
+        `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise
+        the best item decides only when it is clear, above SURE with no runner-up within MARGIN
+        of it: a question of an open level is ANSWER, an open point OPEN, either of a later
+        level LATER. A later item among the close ones is LATER too when the candidate says the
+        question looks ahead ("later", "next level", 「下一關」). A near tie or a weak best offers
+        the open levels' questions among the close ones back (ASK_BACK), best first. Nothing
+        above FLOOR, an aside (tooling, the signature) at the top, or nothing to offer is NONE.
         """
         lang = language(asked)
         number = _NUMBER.fullmatch(asked.strip())
@@ -342,11 +346,8 @@ class Matcher:
                 return Match(Outcome.PICK, lang, (qid,), self.levels[qid])
             return Match(Outcome.NONE, lang)
         scored = self.scores(asked, level)
-        top_score, top = scored[0] if scored else (0.0, None)
-        if top is None or top_score < FLOOR:
-            return Match(Outcome.NONE, lang)
-        runner_up = scored[1][0] if len(scored) > 1 else 0.0
-        if top.id == ASIDE:
+        (top_score, top), runner_up = scored[0], scored[1][0]
+        if top_score < FLOOR or top.id == ASIDE:
             return Match(Outcome.NONE, lang)
         if top_score >= SURE and runner_up < MARGIN * top_score:
             if top.level > level:
@@ -357,11 +358,15 @@ class Matcher:
         if top_score < SURE and any(item.id == ASIDE for item in close[:2]):
             return Match(Outcome.NONE, lang)
         later = [item for item in close if item.level > level]
-        if later and (_LATER_CUE.search(asked.lower()) or top_score >= SURE and top in later
-                      and all(item.level > level for item in close[:2])):
+        ahead = _LATER_CUE.search(asked.lower()) is not None
+        if later and (ahead or top_score >= SURE and all(i.level > level for i in close[:2])):
             return Match(Outcome.LATER, lang, (later[0].id,), later[0].level)
         offered = tuple(i.id for i in close
                         if i.level <= level and not i.is_open_point and i.id != ASIDE)
         if not offered:
             return Match(Outcome.NONE, lang)
-        return Match(Outcome.ASK_BACK, lang, offered[:MAX_OFFERED], None)
+        return Match(Outcome.ASK_BACK, lang, offered[:MAX_OFFERED])
+
+    def point(self, point_id: str, lang: str) -> str:
+        """The text of an open point (an OPEN match's id) in `lang`, for "your choice: ..."."""
+        return self.points[point_id][lang]
