@@ -148,3 +148,15 @@ def test_no_phrasing_repeats_an_evaluation_question():
             repeated.append(f"{case.kata}: {case.text!r}")
     assert not repeated, "phrasings must be written, not copied from tests/matcher:\n" + \
         "\n".join(repeated)
+
+
+@pytest.mark.parametrize("k", catalog.all_katas(), ids=lambda k: k.name)
+def test_every_question_as_written_is_heard_as_itself(k):
+    heard_by = Matcher(k.meta)
+    astray = []
+    for q in k.meta["questions"]:
+        for lang in catalog.LANGS:
+            heard = heard_by.match(q["ask"][lang], q["level"])
+            if q["id"] not in heard.ids or heard.outcome not in (Outcome.ANSWER, Outcome.ASK_BACK):
+                astray.append(f"{q['id']} ({lang}): {heard.outcome.value} {list(heard.ids)}")
+    assert not astray, "\n".join(astray)
