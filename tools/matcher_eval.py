@@ -4,6 +4,7 @@
     python tools/matcher_eval.py --before        # today's word-overlap matcher (harness/mock/ask)
     python tools/matcher_eval.py --show          # also every tuning question not right
     python tools/matcher_eval.py --time          # also how long indexing and matching take
+    python tools/matcher_eval.py --loo           # leave-one-phrasing-out, for all 15 katas
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
@@ -146,11 +147,36 @@ def timing() -> str:
             f"{ms[-1]:.1f} max ({len(ms)} questions)")
 
 
+def leave_one_out() -> str:
+    """Each phrasing of each question, heard by a matcher that does not know that phrasing (at
+    the question's level): a rough estimate of paraphrase coverage for every kata, with or
+    without an evaluation set. Right: answered or offered; wrong: answered as another."""
+    lines = ["| kata | phrasings | " + " | ".join(KINDS) + " |", "|---|---|" + "---|" * len(KINDS)]
+    for kata in catalog.all_katas():
+        meta, c = kata.meta, Counter()
+        for q in meta["questions"]:
+            for lang in catalog.LANGS:
+                texts = meta["phrasings"][q["id"]][lang]
+                for i, text in enumerate(texts):
+                    rest = {**meta["phrasings"], q["id"]: {**meta["phrasings"][q["id"]],
+                                                           lang: texts[:i] + texts[i + 1:]}}
+                    heard = Matcher({**meta, "phrasings": rest}).match(text, q["level"])
+                    hit = q["id"] in heard.ids
+                    c[{Outcome.ANSWER: "right" if hit else "wrong",
+                       Outcome.ASK_BACK: "right" if hit else "asked back",
+                       Outcome.NONE: "no answer"}.get(heard.outcome, "wrong")] += 1
+        n = sum(c.values())
+        lines.append(f"| {kata.name} | {n} | " + " | ".join(
+            f"{100 * c[k] / n:.0f} %" for k in KINDS) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", action="store_true", help="today's matcher, for comparison")
     parser.add_argument("--show", action="store_true", help="list the tuning questions not right")
     parser.add_argument("--time", action="store_true", help="time indexing and matching")
+    parser.add_argument("--loo", action="store_true", help="leave-one-phrasing-out, all katas")
     args = parser.parse_args()
     counts, misses = run(old=args.before)
     print(table(counts))
@@ -158,6 +184,8 @@ def main() -> None:
         print("\n".join(misses))
     if args.time:
         print(timing())
+    if args.loo:
+        print(leave_one_out())
 
 
 if __name__ == "__main__":
