@@ -332,8 +332,10 @@ class Matcher:
         `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise
         the best item decides only when it is clear, above SURE with no runner-up within MARGIN
         of it: a question of an open level is ANSWER, an open point OPEN, either of a later
-        level LATER. A later item among the close ones is LATER too when the candidate says the
-        question looks ahead ("later", "next level", 「下一關」). A near tie or a weak best offers
+        level LATER. A later item above SURE at the top of a near tie is LATER too, and so is a
+        later item among the close ones when the candidate says the question looks ahead
+        ("later", "next level", 「下一關」): what a later level settles is never offered as open
+        or answered by an earlier level's question. A near tie or a weak best offers
         the open levels' questions among the close ones back (ASK_BACK), best first. Nothing
         above FLOOR, an aside (tooling, the signature) at the top, or nothing to offer is NONE.
         """
@@ -359,7 +361,7 @@ class Matcher:
             return Match(Outcome.NONE, lang)
         later = [item for item in close if item.level > level]
         ahead = _LATER_CUE.search(asked.lower()) is not None
-        if later and (ahead or top_score >= SURE and all(i.level > level for i in close[:2])):
+        if later and (ahead or top_score >= SURE and top in later):
             return Match(Outcome.LATER, lang, (later[0].id,), later[0].level)
         offered = tuple(i.id for i in close
                         if i.level <= level and not i.is_open_point and i.id != ASIDE)
