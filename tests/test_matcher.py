@@ -160,3 +160,19 @@ def test_every_question_as_written_is_heard_as_itself(k):
             if q["id"] not in heard.ids or heard.outcome not in (Outcome.ANSWER, Outcome.ASK_BACK):
                 astray.append(f"{q['id']} ({lang}): {heard.outcome.value} {list(heard.ids)}")
     assert not astray, "\n".join(astray)
+
+
+@pytest.mark.parametrize("kata, level, asked, outcome, qid", [
+    ("slo_batcher", 1, "add twice with the same id", Outcome.LATER, "duplicate-id"),
+    ("slo_batcher", 2, "add twice with the same id", Outcome.ANSWER, "duplicate-id"),
+    ("slo_batcher", 2, "is True ok as a batch size?", Outcome.ANSWER, "bool-numpy"),
+    ("slo_batcher", 3, "batch_size_mean per request or per batch?", Outcome.ANSWER,
+     "batch-size-mean"),
+    ("slo_batcher", 3, "utilisation = ?", Outcome.ANSWER, "utilisation"),
+    ("slo_batcher", 3, "window_ms must be positive?", Outcome.ASK_BACK, "bad-trace"),
+    ("slo_batcher", 1, "when must the batch leave?", Outcome.ASK_BACK, "wait-or-send"),
+    ("tenant_fair_queue", 3, "max_queued 0?", Outcome.ASK_BACK, "bad-settings"),
+])
+def test_the_issues_examples_are_heard_right(kata, level, asked, outcome, qid):
+    heard = Matcher(catalog.get(kata).meta).match(asked, level)
+    assert heard.outcome is outcome and qid in heard.ids, heard
