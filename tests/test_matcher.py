@@ -100,7 +100,7 @@ def test_every_question_and_open_point_has_phrasings_in_both_languages(k):
         assert all(point["point"].get(lang) and point.get(lang) for lang in catalog.LANGS), pid
 
 
-# Measured on the held-out third (tools/matcher_eval.py): 76 of 88 right (86 %), 2 confidently
+# Measured on the held-out third (tools/matcher_eval.py): 77 of 88 right (88 %), 2 confidently
 # wrong (2.3 %), one look-ahead question of three asked back instead of deferred. Short of the
 # issue's bar; strict, so that reaching it turns these into failures to unmark.
 SHORT_ON_HELD_OUT = pytest.mark.xfail(strict=True, reason="held-out: below the issue's bar")
@@ -116,7 +116,7 @@ def scored():
 @pytest.mark.parametrize("held_out", SPLITS)
 def test_the_issues_thresholds_hold_on_the_evaluation_set(scored, held_out):
     total = sum((c for (_, h), c in scored.items() if h == held_out), start=Counter())
-    n = sum(total.values())
+    n = sum(total[kind] for kind in matcher_eval.KINDS)
     assert total["right"] >= 0.90 * n, matcher_eval.table(scored)
     assert total["wrong"] <= 0.02 * n, matcher_eval.table(scored)
 

@@ -30,6 +30,7 @@ from harness.session.matcher import Match, Matcher, Outcome  # noqa: E402
 
 EVAL_DIR = ROOT / "tests" / "matcher"
 KINDS = ("right", "asked back", "wrong", "no answer")
+OFFERED = "of the right, by an ask-back"  # counted apart: right, but not answered outright
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,8 @@ def run(old: bool = False) -> tuple[dict[tuple[str, bool], Counter], list[str]]:
         heard = heard_by[case.kata](case.text, case.level)
         kind = judge(case, heard, levels)
         counts.setdefault((case.kata, case.held_out), Counter())[kind] += 1
+        if kind == "right" and heard.outcome is Outcome.ASK_BACK:
+            counts[case.kata, case.held_out][OFFERED] += 1
         if kind != "right" and not case.held_out:
             misses.append(f"{case.kata} L{case.level} {kind}: {case.text!r}\n    label "
                           f"{list(case.label)}, heard {heard.outcome.value} {list(heard.ids)}")
@@ -114,8 +117,8 @@ def run(old: bool = False) -> tuple[dict[tuple[str, bool], Counter], list[str]]:
 
 def table(counts: dict[tuple[str, bool], Counter]) -> str:
     """A Markdown table: per kata and split, each kind as a count and a percentage."""
-    lines = ["| kata | split | n | " + " | ".join(KINDS) + " |",
-             "|---|---|---|" + "---|" * len(KINDS)]
+    lines = ["| kata | split | n | " + " | ".join(KINDS + (OFFERED,)) + " |",
+             "|---|---|---|" + "---|" * (len(KINDS) + 1)]
     totals = {False: Counter(), True: Counter()}
     for (kata, held_out), c in sorted(counts.items()):
         totals[held_out].update(c)
@@ -125,8 +128,8 @@ def table(counts: dict[tuple[str, bool], Counter]) -> str:
 
 
 def _row(kata: str, held_out: bool, c: Counter) -> str:
-    n = sum(c.values())
-    cells = " | ".join(f"{c[k]} ({100 * c[k] / n:.0f} %)" for k in KINDS)
+    n = sum(c[k] for k in KINDS)
+    cells = " | ".join(f"{c[k]} ({100 * c[k] / n:.0f} %)" for k in KINDS + (OFFERED,))
     return f"| {kata} | {'held out' if held_out else 'tuned'} | {n} | {cells} |"
 
 
