@@ -256,7 +256,11 @@ def zh_texts(path: Path) -> list[str]:
     that hold Chinese, a page's whole text."""
     raw = path.read_text(encoding="utf-8")
     if path.suffix == ".toml":
-        return list(_chinese_values(tomllib.loads(raw)))
+        doc = tomllib.loads(raw)
+        doc.pop("phrasings", None)  # a candidate's own words, for the matcher: not ours to rule
+        for point in doc.get("open_points", {}).values():
+            point.pop("zh-TW", None)  # its phrasings; its `point` is ours
+        return list(_chinese_values(doc))
     if path.suffix == ".py":
         tokens = tokenize.generate_tokens(io.StringIO(raw).readline)
         return [t.string for t in tokens

@@ -1,0 +1,195 @@
+"""Score a question matcher on the evaluation set in tests/matcher/ (see its README.md).
+
+    python tools/matcher_eval.py                 # the matcher of harness/session/matcher.py
+    python tools/matcher_eval.py --before        # today's word-overlap matcher (harness/mock/ask)
+    python tools/matcher_eval.py --show          # also every tuning question not right
+    python tools/matcher_eval.py --time          # also how long indexing and matching take
+    python tools/matcher_eval.py --loo           # leave-one-phrasing-out, for all 15 katas
+
+Each question is right, asked back (an offer that misses the right entry), wrong (a confident
+answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
+(held_out = false, the only half looked at while tuning) and held out. --show never lists a
+held-out question, so that they stay unseen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import tomllib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness import catalog  # noqa: E402
+from harness.session.matcher import Match, Matcher, Outcome  # noqa: E402
+
+EVAL_DIR = ROOT / "tests" / "matcher"
+KINDS = ("right", "asked back", "wrong", "no answer")
+OFFERED = "of the right, by an ask-back"  # counted apart: right, but not answered outright
+
+
+@dataclass(frozen=True)
+class Case:
+    kata: str
+    text: str
+    level: int
+    label: tuple[str, ...]
+    held_out: bool
+
+
+def cases() -> list[Case]:
+    """Every question of the evaluation set, in file order."""
+    found = []
+    for path in sorted(EVAL_DIR.glob("*.toml")):
+        for q in tomllib.loads(path.read_text(encoding="utf-8"))["q"]:
+            found.append(Case(path.stem, q["text"], q["level"], tuple(q["label"]), q["held_out"]))
+    return found
+
+
+def expected(case: Case, levels: dict[str, int]) -> Outcome:
+    """The outcome a right hearing has: the label's kind, LATER for a later level's entry."""
+    if case.label == ("open",):
+        return Outcome.OPEN
+    if case.label == ("none",):
+        return Outcome.NONE
+    return Outcome.LATER if levels[case.label[0]] > case.level else Outcome.ANSWER
+
+
+def judge(case: Case, heard: Match, levels: dict[str, int]) -> str:
+    """One of KINDS."""
+    want = expected(case, levels)
+    if heard.outcome is Outcome.ASK_BACK:
+        right = want is Outcome.ANSWER and set(heard.ids) & set(case.label)
+        return "right" if right else "asked back"
+    if heard.outcome is Outcome.NONE:
+        return "right" if want is Outcome.NONE else "no answer"
+    if heard.outcome is not want:
+        return "wrong"
+    if want is Outcome.ANSWER:
+        return "right" if heard.ids[0] in case.label else "wrong"
+    if want is Outcome.LATER:  # the level said must be the label's
+        return "right" if heard.level == levels[case.label[0]] else "wrong"
+    return "right"
+
+
+def before(meta: dict):
+    """Today's matcher (harness/mock/ask.py) seen through the same outcomes: an index answers,
+    None is "no answer" (which printed the open list: right only for an open point)."""
+    from harness.mock import ask
+
+    questions = meta["questions"]
+
+    def heard(text: str, level: int) -> Match:
+        allowed = {i for i, q in enumerate(questions) if q.get("level", 1) <= level}
+        index = ask.match(text, questions, allowed)
+        if index is None:
+            return Match(Outcome.NONE, "en")
+        return Match(Outcome.ANSWER, "en", (questions[index]["id"],), questions[index]["level"])
+
+    return heard
+
+
+def run(old: bool = False) -> tuple[dict[tuple[str, bool], Counter], list[str]]:
+    """(counts by (kata, held_out), the tuning questions not right with what they were heard as)."""
+    counts: dict[tuple[str, bool], Counter] = {}
+    misses = []
+    heard_by: dict[str, object] = {}
+    for case in cases():
+        meta = catalog.get(case.kata).meta
+        if case.kata not in heard_by:
+            heard_by[case.kata] = before(meta) if old else Matcher(meta).match
+        levels = {q["id"]: q.get("level", 1) for q in meta["questions"]}
+        heard = heard_by[case.kata](case.text, case.level)
+        kind = judge(case, heard, levels)
+        counts.setdefault((case.kata, case.held_out), Counter())[kind] += 1
+        if kind == "right" and heard.outcome is Outcome.ASK_BACK:
+            counts[case.kata, case.held_out][OFFERED] += 1
+        if kind != "right" and not case.held_out:
+            misses.append(f"{case.kata} L{case.level} {kind}: {case.text!r}\n    label "
+                          f"{list(case.label)}, heard {heard.outcome.value} {list(heard.ids)}")
+    return counts, misses
+
+
+def table(counts: dict[tuple[str, bool], Counter]) -> str:
+    """A Markdown table: per kata and split, each kind as a count and a percentage."""
+    lines = ["| kata | split | n | " + " | ".join(KINDS + (OFFERED,)) + " |",
+             "|---|---|---|" + "---|" * (len(KINDS) + 1)]
+    totals = {False: Counter(), True: Counter()}
+    for (kata, held_out), c in sorted(counts.items()):
+        totals[held_out].update(c)
+        lines.append(_row(kata, held_out, c))
+    lines += [_row("**all**", held_out, totals[held_out]) for held_out in (False, True)]
+    return "\n".join(lines)
+
+
+def _row(kata: str, held_out: bool, c: Counter) -> str:
+    n = sum(c[k] for k in KINDS)
+    cells = " | ".join(f"{c[k]} ({100 * c[k] / n:.0f} %)" for k in KINDS + (OFFERED,))
+    return f"| {kata} | {'held out' if held_out else 'tuned'} | {n} | {cells} |"
+
+
+def timing() -> str:
+    """How long building each kata's index and hearing each question take, on this machine."""
+    per_kata, per_question = [], []
+    for kata in catalog.all_katas():
+        start = time.perf_counter()
+        matcher = Matcher(kata.meta)
+        per_kata.append(time.perf_counter() - start)
+        for case in (c for c in cases() if c.kata == kata.name):
+            start = time.perf_counter()
+            matcher.match(case.text, case.level)
+            per_question.append(time.perf_counter() - start)
+    ms = sorted(1000 * t for t in per_question)
+    return (f"index: {1000 * max(per_kata):.0f} ms at most per kata ({len(per_kata)} katas); "
+            f"a question: {sum(ms) / len(ms):.1f} ms mean, {ms[len(ms) // 2]:.1f} median, "
+            f"{ms[-1]:.1f} max ({len(ms)} questions)")
+
+
+def leave_one_out() -> str:
+    """Each phrasing of each question, heard by a matcher that does not know that phrasing (at
+    the question's level): a rough estimate of paraphrase coverage for every kata, with or
+    without an evaluation set. Right: answered or offered; wrong: answered as another."""
+    lines = ["| kata | phrasings | " + " | ".join(KINDS) + " |", "|---|---|" + "---|" * len(KINDS)]
+    for kata in catalog.all_katas():
+        meta, c = kata.meta, Counter()
+        for q in meta["questions"]:
+            for lang in catalog.LANGS:
+                texts = meta["phrasings"][q["id"]][lang]
+                for i, text in enumerate(texts):
+                    rest = {**meta["phrasings"], q["id"]: {**meta["phrasings"][q["id"]],
+                                                           lang: texts[:i] + texts[i + 1:]}}
+                    heard = Matcher({**meta, "phrasings": rest}).match(text, q["level"])
+                    hit = q["id"] in heard.ids
+                    c[{Outcome.ANSWER: "right" if hit else "wrong",
+                       Outcome.ASK_BACK: "right" if hit else "asked back",
+                       Outcome.NONE: "no answer"}.get(heard.outcome, "wrong")] += 1
+        n = sum(c.values())
+        lines.append(f"| {kata.name} | {n} | " + " | ".join(
+            f"{100 * c[k] / n:.0f} %" for k in KINDS) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--before", action="store_true", help="today's matcher, for comparison")
+    parser.add_argument("--show", action="store_true", help="list the tuning questions not right")
+    parser.add_argument("--time", action="store_true", help="time indexing and matching")
+    parser.add_argument("--loo", action="store_true", help="leave-one-phrasing-out, all katas")
+    args = parser.parse_args()
+    counts, misses = run(old=args.before)
+    print(table(counts))
+    if args.show:
+        print("\n".join(misses))
+    if args.time:
+        print(timing())
+    if args.loo:
+        print(leave_one_out())
+
+
+if __name__ == "__main__":
+    main()
