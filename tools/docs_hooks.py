@@ -14,6 +14,17 @@ Markers (HTML comments, so a page reads fine without the hook):
 - `<!-- kata:mistakes NAME -->`: the kata's mutants (`harness/suites/NAME/mutants.toml`), each
   mistake in the page's language with its diff in a fold, so the list cannot drift from them.
 
+- `<!-- katas -->` (the home page): every kata's title, summary and level count, from its
+  `kata.toml`.
+
+Each kata has one title, `[title]` in its `kata.toml`, read by the CLI as well: the hook writes it
+as the H1 of the kata's page (a kata page carries no H1 of its own), so the page title, the nav
+entry and the home table say what `kata list` says. The nav's Katas section lists every
+`katas/*/kata.toml` in the CLI's order, so a new kata needs a page and no edit here or in mkdocs.yml.
+
+Formulas are LaTeX between `$...$` (pymdownx.arithmatex, generic mode) and become MathML here, at
+build time: the browser typesets them with no script and nothing fetched.
+
 A missing file never breaks the strict build: the marker becomes a short note instead.
 
 Mermaid ships with the site (3.5 MB, listed in `extra_javascript`); pages without a diagram drop the
@@ -26,18 +37,19 @@ import re
 import tomllib
 from pathlib import Path
 
+from latex2mathml.converter import convert as mathml
+
 from harness import catalog, metadata, mutants
 from harness.cjk import prose  # the CLI joins Chinese lines the same way
 
 ROOT = Path(__file__).resolve().parent.parent
 KATAS = ROOT / "katas"
-ORDER = ["auc_roc", "sync_batch_scheduler", "slot_refill_decoder", "prefill_decode_scheduler",
-         "paged_kv_cache", "tenant_fair_queue", "batch_crash_recovery", "compatible_batcher",
-         "padded_attention", "speculative_sampling", "kv_cache_debug", "queue_autoscaler",
-         "slo_batcher", "extra_trees_debug", "rolling_feature_leakage", "toylm"]
 
 MERMAID_SCRIPT = re.compile(r'<script src="[^"]*assets/javascripts/mermaid\.min\.js"></script>\s*')
-MARKER = re.compile(r"^<!-- (benchmarks|kata:(\w+) (\w+)) -->$", re.MULTILINE)
+MARKER = re.compile(r"^<!-- (benchmarks|katas|kata:(\w+) (\w+)) -->$", re.MULTILINE)
+KATA_PAGE = re.compile(r"katas/(\w+)(?:\.zh-TW)?\.md")
+# arithmatex's generic output: \( \) inline, \[ \] on a line of its own.
+MATH = re.compile(r'<(span|div) class="arithmatex">\\([(\[])(.*?)\\[)\]]</\1>', re.DOTALL)
 
 TEXT = {
     "en": {
@@ -52,6 +64,7 @@ TEXT = {
         "mistakes": "Each of these is a mutant of the reference solution, and the meta-tests prove "
                     "that the hidden tests named with it catch it:",
         "planted": "planted in the stub",
+        "katas": ("Kata", "What it asks", "Levels"),
     },
     "zh-TW": {
         "no_bench": "`docs/benchmarks/` 目前還沒有任何效能結果。執行上面的指令即可產生。",
@@ -64,6 +77,7 @@ TEXT = {
         "mistakes": "以下每一項都是參考解答的一個 mutant，meta-test 會證明與它一起列出的隱藏測試"
                     "抓得到它：",
         "planted": "埋在 stub 裡",
+        "katas": ("題目", "要你做什麼", "關卡數"),
     },
 }
 
@@ -73,7 +87,8 @@ def _lang(page) -> str:
 
 
 def _ranked(names) -> list[str]:
-    return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
+    """The CLI's order (`kata list`), the ToyLM's own benchmark last."""
+    return sorted(names, key=lambda n: (n == "toylm", n))
 
 
 def _indent(text: str) -> str:
@@ -178,6 +193,33 @@ def _mistakes(name: str, lang: str) -> str:
     return "\n".join(parts)
 
 
+def _katas(lang: str) -> str:
+    """The home page's table: every kata in the CLI's order, with its one title."""
+    head = TEXT[lang]["katas"]
+    rows = [f"| [{k.title(lang)}](katas/{k.name}.md) | {k.meta['summary'][lang]} | "
+            f"{k.num_levels} |" for k in catalog.all_katas()]
+    return "\n".join([f"| {' | '.join(head)} |", "| --- | --- | --- |", *rows]) + "\n"
+
+
+def _titled(markdown: str, page, lang: str) -> str:
+    """A kata page opens with its title from kata.toml, the one the CLI prints."""
+    match = KATA_PAGE.fullmatch(page.file.src_uri)
+    if not match or not (KATAS / match.group(1) / "kata.toml").is_file():
+        return markdown
+    if markdown.lstrip().startswith("# "):
+        raise ValueError(f"docs/{page.file.src_uri} has an H1 of its own; a kata page's title is "
+                         f"[title] in katas/{match.group(1)}/kata.toml: remove the H1")
+    return f"# {catalog.get(match.group(1)).title(lang)}\n\n{markdown}"
+
+
+def on_config(config):
+    """The nav's Katas section: every kata, in the CLI's order, titled by its page's H1."""
+    for entry in config["nav"] or []:
+        if isinstance(entry, dict) and "Katas" in entry:
+            entry["Katas"] = [f"katas/{k.name}.md" for k in catalog.all_katas()]
+    return config
+
+
 SECTIONS = {"levels": _levels, "questions": _questions, "followups": _followups,
             "selfcheck": _selfcheck}
 
@@ -188,6 +230,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     def fill(match: re.Match) -> str:
         if match.group(1) == "benchmarks":
             return _benchmarks(Path(config["docs_dir"]), lang)
+        if match.group(1) == "katas":
+            return _katas(lang)
         section, name = match.group(2), match.group(3)
         if section == "mistakes":
             if _meta(name) is None:
@@ -206,8 +250,13 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
                              f"for {page.file.src_uri}; see CONTRIBUTING.md for the schema") from e
         return text + "\n" if text else _note(TEXT[lang]["empty"])
 
-    markdown = MARKER.sub(fill, markdown)
+    markdown = MARKER.sub(fill, _titled(markdown, page, lang))
     return prose(markdown, lang)
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    return MATH.sub(lambda m: mathml(m.group(3).strip(),
+                                     display="block" if m.group(2) == "[" else "inline"), html)
 
 
 def on_post_page(output: str, page, config) -> str:

@@ -69,6 +69,23 @@ LABELS_JS = """() => [...document.querySelectorAll('div.mermaid')].map(div => {
     .filter(l => { const key = [l.text, l.x, l.y].join(); const again = seen.has(key);
                    seen.add(key); return !again; });
 })"""
+# Every block of the open page that scrolls sideways or sticks out of the article, folds opened
+# first (a closed `???` fold hides its code, but a reader opens it). Tables count once, not once
+# more for Material's wrapper around them.
+OVERFLOW_JS = """() => {
+  document.querySelectorAll('article details').forEach(d => { d.open = true; });
+  const article = document.querySelector('article');
+  const edge = article.getBoundingClientRect().right;
+  return [...article.querySelectorAll('pre > code, table, img, div.mermaid, math')].map(e => {
+    const r = e.getBoundingClientRect();
+    const style = getComputedStyle(e);
+    const wider = e.scrollWidth > e.clientWidth + 1;
+    return {kind: e.tagName.toLowerCase() === 'code' ? 'pre' : e.tagName.toLowerCase(),
+            text: (e.textContent || e.getAttribute('alt') || '').trim().slice(0, 60),
+            scrolls: wider && ['auto', 'scroll'].includes(style.overflowX),
+            cut: r.width > 0 && (r.right > edge + 1 || (wider && style.overflowX === 'hidden'))};
+  }).filter(b => b.scrolls || b.cut);
+}"""
 IMAGES_JS = """() => [...document.querySelectorAll('article img')].map(
   img => ({src: img.src, natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))"""
 

@@ -117,3 +117,36 @@ def test_hook_explains_a_missing_kata_file():
     out = hooks.on_page_markdown("<!-- kata:levels no_such_kata -->\n", page, {"docs_dir": "."},
                                  None)
     assert "katas/no_such_kata/kata.toml" in out and "!!! note" in out
+
+
+def kata_titles() -> dict[str, dict[str, str]]:
+    titles = {}
+    for path in sorted((ROOT / "katas").glob("*/kata.toml")):
+        with open(path, "rb") as f:
+            titles[path.parent.name] = tomllib.load(f)["title"]
+    return titles
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_kata_has_one_title_on_its_page_in_the_nav_and_on_the_home_page(site, lang):
+    """kata.toml's title, the one `kata list` prints, is the page's H1 and <title>, its nav
+    entry (every kata is in the nav, none listed by hand) and its row of the home table."""
+    home = (site.folder / url(Path("index.md"), lang) / "index.html").read_text(encoding="utf-8")
+    table = home[home.index("<table>"):home.index("</table>")]
+    for name, title in kata_titles().items():
+        built = (site.folder / url(Path("katas") / f"{name}.md", lang) / "index.html")
+        page = built.read_text(encoding="utf-8")
+        shown = html.escape(title[lang], quote=False)
+        assert re.search(rf'<h1 id="[^"]*">{re.escape(shown)}<a', page), (name, lang)
+        assert f"<title>{shown} - " in page, (name, lang)
+        nav = re.search(rf'<a href="[^"]*katas/{name}/"[^>]*>\s*<span class="md-ellipsis">\s*'
+                        rf'{re.escape(shown)}\s*</span>', home)
+        assert nav, f"the {lang} nav lacks {name} titled {title[lang]!r}"
+        assert re.search(rf'href="katas/{name}/">{re.escape(shown)}</a>', table), (name, lang)
+
+
+def test_formulas_are_mathml_built_into_the_page(site):
+    for lang in LANGS:
+        page = (site.folder / url(Path("katas/speculative_sampling.md"), lang) / "index.html")
+        text = page.read_text(encoding="utf-8")
+        assert "<math" in text and 'class="arithmatex"' not in text, lang
