@@ -47,14 +47,37 @@ def test_site_loads_nothing_from_the_network(site):
         assert not found, f"{built.relative_to(site.folder)} loads {found} from the network"
 
 
-def test_search_index_splits_chinese_words(site):
-    index = json.loads((site.folder / "search" / "search_index.json").read_text(encoding="utf-8"))
-    assert "zh" in index["config"]["lang"]
-    assert "\\u200b" in index["config"]["separator"] or "\u200b" in index["config"]["separator"]
-    chinese = [d["text"] for d in index["docs"] if d["location"].startswith("zh-TW/")]
-    assert chinese, "no Traditional Chinese pages in the search index"
-    # jieba marks word boundaries with U+200B, so a word inside a sentence stands alone.
-    assert any("\u200b批次\u200b" in text for text in chinese), "Chinese text is not segmented"
+def test_each_language_has_its_own_search_index_and_chinese_is_cut_into_words(site):
+    index = "search/search_index.json"
+    english = json.loads((site.folder / index).read_text("utf-8"))
+    chinese = json.loads((site.folder / "zh-TW" / index).read_text("utf-8"))
+    assert english["docs"] and chinese["docs"]
+    assert not [d for d in english["docs"] if re.search(r"[\u4e00-\u9fff]", d["title"])]
+    assert not [d for d in chinese["docs"] if d["location"].startswith("zh-TW/")], \
+        "the Chinese index's locations are relative to the Chinese site"
+    assert "zh" in chinese["config"]["lang"]
+    assert "\\u200b" in chinese["config"]["separator"]  # the regex escape mkdocs.yml has
+    # jieba marks word boundaries with U+200B; the Traditional dictionary keeps these whole.
+    words = {w for d in chinese["docs"] for w in d["text"].split("\u200b")}
+    for word in ("練習題", "隱藏測試", "線上", "成績單", "批次"):
+        assert word in words, f"{word} is not one word in the Chinese search index"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.as_posix() for p in PAGES])
+def test_chinese_pages_read_the_chinese_index_and_theme_strings_in_chinese(site, page):
+    """Material finds the search index under the page's `base`; the theme's tooltips and labels
+    (attributes that are the same on the English page, and not a name) are Chinese."""
+    en = (site.folder / url(page, "en") / "index.html").read_text(encoding="utf-8")
+    zh = (site.folder / url(page, "zh-TW") / "index.html").read_text(encoding="utf-8")
+    base = re.search(r'"base": "([^"]*)"', zh).group(1)
+    depth = len(url(page, "zh-TW").strip("/").split("/"))
+    assert base == "/".join([".."] * depth + ["zh-TW"]), base
+    names = {t[lang] for t in kata_titles().values() for lang in LANGS}
+    attrs = re.compile(r'\b(?:title|aria-label|placeholder|data-clipboard-text)="([^"]*)"')
+    shared = set(attrs.findall(en)) & set(attrs.findall(zh))
+    english = sorted(a for a in shared if re.search(r"[A-Za-z]{3}", a) and a not in names
+                     and not re.search(r"[\u4e00-\u9fff]", a))
+    assert not english, f"theme strings left in English on {url(page, 'zh-TW')}: {english}"
 
 
 def letters(text: str) -> str:
