@@ -185,7 +185,9 @@ def _benchmarks(docs_dir: Path, lang: str) -> str:
     folder = docs_dir / "benchmarks"
     files = sorted(folder.rglob("*")) if folder.is_dir() else []
     tables = [p for p in files if p.suffix == ".md"]
-    plots = [p for p in files if p.suffix == ".png"]
+    # A plot's Chinese copy (`name.zh-TW.png`) is served in its place on Chinese pages by the
+    # i18n plugin; the page links the English name.
+    plots = [p for p in files if p.suffix == ".png" and not p.stem.endswith(".zh-TW")]
     if not tables and not plots:
         return _note(TEXT[lang]["no_bench"])
     parts = []

@@ -100,7 +100,8 @@ def test_kata_pages_show_their_metadata(site):
 def test_benchmarks_page_shows_every_result_present(site):
     folder = DOCS / "benchmarks"
     tables = sorted(folder.rglob("*.md")) if folder.is_dir() else []
-    plots = sorted(folder.rglob("*.png")) if folder.is_dir() else []
+    plots = sorted(p for p in folder.rglob("*.png") if ".zh-TW" not in p.name) \
+        if folder.is_dir() else []
     for lang in LANGS:
         built = site.folder / url(Path("benchmarks.md"), lang) / "index.html"
         page = built.read_text(encoding="utf-8")
@@ -173,3 +174,20 @@ def test_formulas_are_mathml_built_into_the_page(site):
         page = (site.folder / url(Path("katas/speculative_sampling.md"), lang) / "index.html")
         text = page.read_text(encoding="utf-8")
         assert "<math" in text and 'class="arithmatex"' not in text, lang
+
+
+def test_every_plot_is_drawn_in_both_languages_and_each_page_shows_its_own(site):
+    """`name.png` is English, `name.zh-TW.png` Chinese (harness.bench.save_plots); the Chinese
+    benchmarks page's image is the Chinese file."""
+    plots = sorted(p for p in (DOCS / "benchmarks").rglob("*.png") if ".zh-TW" not in p.name)
+    assert plots, "no plots in docs/benchmarks"
+    for lang in LANGS:
+        built = site.folder / url(Path("benchmarks.md"), lang) / "index.html"
+        page = built.read_text(encoding="utf-8")
+        for plot in plots:
+            chinese = plot.with_name(f"{plot.stem}.zh-TW.png")
+            assert chinese.is_file(), f"{plot.name} has no Chinese copy {chinese.name}"
+            src = re.search(rf'<img [^>]*src="([^"]*{re.escape(plot.name)})"', page).group(1)
+            shown = (built.parent / src).resolve().read_bytes()
+            wanted = (chinese if lang == "zh-TW" else plot).read_bytes()
+            assert shown == wanted, f"the {lang} page shows the wrong copy of {plot.name}"
