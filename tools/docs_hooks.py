@@ -66,6 +66,9 @@ MARKER = re.compile(r"^<!-- (benchmarks|katas|kata:(\w+) (\w+)) -->$", re.MULTIL
 WIDEST, KEY = 8, 2
 KATA_PAGE = re.compile(r"katas/(\w+)(?:\.zh-TW)?\.md")
 CONFIG_BASE = re.compile(r'(<script id="__config"[^>]*>[^<]*?"base": ")([^"]*)(")')
+# mkdocs-material 9.8.2's search worker: `o < t.length` never tries the query's last character.
+WORKER_LOOP = ("for(let o=s+1;o<t.length;o++)t.slice(s,o)in e",
+               "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e")
 ZH_THEME = {'title="Permanent link"': 'title="永久連結"'}
 # arithmatex's generic output: \( \) inline, \[ \] on a line of its own.
 MATH = re.compile(r'<(span|div) class="arithmatex">\\([(\[])(.*?)\\[)\]]</\1>', re.DOTALL)
@@ -84,6 +87,7 @@ TEXT = {
                     "that the hidden tests named with it catch it:",
         "planted": "planted in the stub",
         "katas": ("Kata", "What it asks", "Levels"),
+        "bench": "{title}: benchmark",
     },
     "zh-TW": {
         "no_bench": "`docs/benchmarks/` 目前還沒有任何效能結果。執行上面的指令即可產生。",
@@ -97,6 +101,7 @@ TEXT = {
                     "抓得到它：",
         "planted": "埋在 stub 裡",
         "katas": ("題目", "要你做什麼", "關卡數"),
+        "bench": "{title}\uff1a效能基準",
     },
 }
 
@@ -195,6 +200,10 @@ def _benchmarks(docs_dir: Path, lang: str) -> str:
         shown = [p for p in tables if _group(p) == group]
         for table in shown:
             body = _fitted(table.read_text(encoding="utf-8").strip())
+            if (KATAS / table.stem / "kata.toml").is_file():  # titled as everywhere else
+                body = re.sub(r"\A# .*\n*", "", body)
+                title = TEXT[lang]["bench"].format(title=catalog.get(table.stem).title(lang))
+                body = f"# {title}\n\n{body}"
             if not body.startswith("# "):  # a table without a title gets its file name
                 body = f"# {table.stem}\n\n{body}"
             # Each file's H1 becomes an H3 under the page's "Results" (H2), and so on down.
@@ -296,10 +305,29 @@ def on_config(config):
     return config
 
 
+def _whole_query_words(site: Path) -> None:
+    """Material's search worker cuts a Chinese query into the longest words its index knows, but
+    its loop stops one character short of the query's end, so a query that is itself a word (練習題)
+    is searched as 練習 and 練, and the results mark 練 alone. The build fixes that one bound in
+    the shipped worker, and stops if the theme's worker no longer has it (check the loop anew)."""
+    workers = sorted(site.glob("assets/javascripts/workers/search.*.min.js"))
+    if not workers:
+        raise ValueError("no search worker in the built site: mkdocs-material changed its layout")
+    for worker in workers:
+        text = worker.read_text(encoding="utf-8")
+        if WORKER_LOOP[1] in text:
+            continue  # a second build into the same folder
+        if text.count(WORKER_LOOP[0]) != 1:
+            raise ValueError(f"{worker.name}: the Chinese query loop changed in mkdocs-material; "
+                             "see _whole_query_words in tools/docs_hooks.py")
+        worker.write_text(text.replace(*WORKER_LOOP), encoding="utf-8")
+
+
 @event_priority(-200)  # after the i18n plugin has merged both languages into one index
 def on_post_build(config) -> None:
     """One search index per language: the Chinese pages' entries move to the Chinese site's own
     index, their locations relative to it (the Chinese pages search from there: on_post_page)."""
+    _whole_query_words(Path(config["site_dir"]))
     path = Path(config["site_dir"]) / "search" / "search_index.json"
     if not path.is_file():
         return
@@ -357,8 +385,9 @@ def on_page_content(html: str, page, config, files) -> str:
 def on_post_page(output: str, page, config) -> str:
     if _lang(page) == "zh-TW":
         # The theme's scripts find the search index under `base`: the Chinese site's own.
-        output = CONFIG_BASE.sub(lambda m: f"{m.group(1)}{m.group(2)}/{ZH.rstrip('/')}"
-                                 f"{m.group(3)}", output, count=1)
+        # The slash matters: the scripts resolve "search/..." against it.
+        output = CONFIG_BASE.sub(lambda m: f"{m.group(1)}{m.group(2)}/{ZH}{m.group(3)}", output,
+                                 count=1)
         for english, chinese in ZH_THEME.items():
             output = output.replace(english, chinese)
     if 'class="mermaid"' in output:

@@ -71,7 +71,7 @@ def test_chinese_pages_read_the_chinese_index_and_theme_strings_in_chinese(site,
     zh = (site.folder / url(page, "zh-TW") / "index.html").read_text(encoding="utf-8")
     base = re.search(r'"base": "([^"]*)"', zh).group(1)
     depth = len(url(page, "zh-TW").strip("/").split("/"))
-    assert base == "/".join([".."] * depth + ["zh-TW"]), base
+    assert base == "/".join([".."] * depth + ["zh-TW/"]), base
     names = {t[lang] for t in kata_titles().values() for lang in LANGS}
     attrs = re.compile(r'\b(?:title|aria-label|placeholder|data-clipboard-text)="([^"]*)"')
     shared = set(attrs.findall(en)) & set(attrs.findall(zh))
@@ -109,6 +109,8 @@ def test_benchmarks_page_shows_every_result_present(site):
         for table in tables:
             first = table.read_text(encoding="utf-8").strip().splitlines()[0]
             title = first[2:] if first.startswith("# ") else table.stem
+            if table.stem in kata_titles():  # a kata's results go under the kata's one title
+                title = kata_titles()[table.stem][lang]
             assert letters(title) in text, f"{table.name} is missing from the {lang} page"
         for plot in plots:
             assert re.search(rf'<img [^>]*src="[^"]*{re.escape(plot.name)}"', page), plot.name

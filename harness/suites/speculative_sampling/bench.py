@@ -88,8 +88,9 @@ def plot(points: dict[int, list[tuple[float, float]]], path: Path) -> None:
             ax.plot(*zip(*measured, strict=True), "o", color=line.get_color(), label=f"k = {k}")
         ax.set(xlabel=say("acceptance rate α", "接受率 α"), xlim=(0, 1), ylim=(0, None),
                ylabel=say("tokens per verify call", "每次 verify 呼叫的 token 數"),
-               title=say(r"Measured (dots) against $(1 - \alpha^{k+1}) / (1 - \alpha)$ (lines)",
-                         r"實測（點）與 $(1 - \alpha^{k+1}) / (1 - \alpha)$（線）"))
+               # Plain text, not mathtext: mathtext has no fallback to the Chinese font.
+               title=say("Measured (dots) against (1 − αᵏ⁺¹) / (1 − α) (lines)",
+                         "實測（點）與 (1 − αᵏ⁺¹) / (1 − α)（線）"))
         ax.legend(loc="upper left")
         fig.tight_layout()
         return fig
