@@ -311,6 +311,8 @@ def check_figures(tab: Tab, site, page: Path, lang: str) -> None:
     for n, labels in enumerate(tab.page.evaluate(LABELS_JS), start=1):
         where = f"{url(page, lang)}, diagram {n}"
         assert labels, f"{where}: no label found to measure"
+        if lang == "zh-TW":
+            assert any(CJK.search(label["text"]) for label in labels), f"{where}: no Chinese label"
         assert not overlapping(labels), f"{where}: labels overlap: {overlapping(labels)}"
         small = sorted({(round(label["px"], 1), label["text"][:30]) for label in labels
                         if label["px"] < MIN_TEXT_PX})
