@@ -193,3 +193,29 @@ def test_every_plot_is_drawn_in_both_languages_and_each_page_shows_its_own(site)
             shown = (built.parent / src).resolve().read_bytes()
             wanted = (chinese if lang == "zh-TW" else plot).read_bytes()
             assert shown == wanted, f"the {lang} page shows the wrong copy of {plot.name}"
+
+
+def test_a_wide_benchmark_table_is_split_keeping_its_row_names_and_ratios_in_place():
+    hooks = load_hooks()
+    head = ["load", "policy", "p50 ms", "vs best", "p99 ms", "vs best", "batch", "busy %",
+            "calls", "calls / baseline"]
+    table = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head),
+             "| " + " | ".join(str(i) for i in range(len(head))) + " |"]
+    parts = [p.splitlines() for p in hooks._fitted("\n".join(table)).split("\n\n")]
+    assert len(parts) == 2 and all(len(p) == 3 for p in parts)
+    heads = [[c.strip() for c in p[0].strip("|").split("|")] for p in parts]
+    assert all(h[:2] == ["load", "policy"] and len(h) <= hooks.WIDEST for h in heads)
+    assert sum(len(h) - 2 for h in heads) == len(head) - 2, "every column is shown once"
+    for h in heads:
+        for i, name in enumerate(h):
+            if name.startswith("vs ") or name.endswith("/ baseline"):
+                assert i > 2, f"{name} is separated from the column it compares"
+
+
+def test_a_kata_page_with_its_own_title_is_refused():
+    hooks = load_hooks()
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="katas/auc_roc.md"))
+    with pytest.raises(ValueError, match="kata.toml"):
+        hooks.on_page_markdown("# My own title\n\nText.\n", page, {"docs_dir": "."}, None)
+    out = hooks.on_page_markdown("Text.\n", page, {"docs_dir": "."}, None)
+    assert out.startswith(f"# {kata_titles()['auc_roc']['en']}\n")
