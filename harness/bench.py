@@ -1,5 +1,5 @@
-"""Shared pieces of the benchmarks: a best-of timer, and a table that prints itself and can be
-saved as Markdown."""
+"""Shared pieces of the benchmarks: a best-of timer, a table that prints itself and can be saved as
+Markdown, and plots drawn once per language of the docs."""
 
 from __future__ import annotations
 
@@ -19,6 +19,37 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+# The docs show each language its own plot: `name.png` in English, `name.zh-TW.png` beside it
+# (the docs' i18n plugin serves the second on Chinese pages). Chinese text needs a CJK font:
+# fonts-noto-cjk, which the docs' browser test installs anyway.
+PLOT_LANGS = ("en", "zh-TW")
+CJK_FONT = "Noto Sans CJK TC"
+
+
+def plot_path(path: Path, lang: str) -> Path:
+    return path if lang == "en" else path.with_name(f"{path.stem}.{lang}{path.suffix}")
+
+
+def save_plots(path: Path, draw: Callable[[Callable[[str, str], str]], object],
+               dpi: int = 120) -> None:
+    """Draws a figure once per language and saves each (see PLOT_LANGS). `draw(say)` builds and
+    returns the figure, writing every text as `say(english, chinese)`."""
+    plt = pyplot()
+    from matplotlib import font_manager
+
+    try:
+        font_manager.findfont(CJK_FONT, fallback_to_default=False)
+    except ValueError as e:
+        raise RuntimeError(f"the Chinese plots need the font {CJK_FONT!r} "
+                           "(apt-get install fonts-noto-cjk)") from e
+    for lang in PLOT_LANGS:
+        # Latin letters and digits keep matplotlib's usual font; Chinese falls back to the CJK one.
+        with plt.rc_context({"font.family": ["DejaVu Sans", CJK_FONT]}):
+            fig = draw(lambda english, chinese, lang=lang: chinese if lang == "zh-TW" else english)
+            fig.savefig(plot_path(path, lang), dpi=dpi)
+        plt.close(fig)
 
 
 def best(fn: Callable[[], object], repeat: int) -> float:

@@ -1,6 +1,7 @@
 """A kata's metadata, read as one from its two files, and what a complete one holds.
 
-- `katas/<kata>/kata.toml`, the candidate's side (it sits beside the stub): module, minutes, title;
+- `katas/<kata>/kata.toml`, the candidate's side (it sits beside the stub): module, minutes, title
+  (the kata's one name, read by the CLI and the docs alike), summary (what it asks, in a line);
   per level its title, `brief` (the question as an interviewer says it), `prompt` (the full spec),
   `brief_rules` (the ids of the prompt's rules the brief states) and `open` (what the spec leaves
   open on purpose, said when a question finds no answer); the clarifying questions as a candidate
@@ -78,6 +79,7 @@ def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
         if not isinstance(meta.get(key), kind):
             found.append(f"{key} must be a {kind.__name__}")
     found += _bilingual("title", meta.get("title"), str)
+    found += _bilingual("summary", meta.get("summary"), str)
     for section, keys, minimum in (("levels", LEVEL_KEYS, 1), ("questions", QUESTION_KEYS, 1),
                                    ("followups", FOLLOWUP_KEYS, 1)):
         entries = meta.get(section, [])

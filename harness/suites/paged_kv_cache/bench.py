@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.bench import Table, pyplot
+from harness.bench import Table, pyplot, save_plots
 
 BLOCK, MAX_TOKENS, SYSTEM = 16, 1024, 512
 
@@ -133,14 +133,21 @@ def key_costs(impl, length: int) -> tuple[float, float]:
 
 
 def plot(sweep: list[tuple[int, float]], path: Path) -> None:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    ax.plot([b for b, _ in sweep], [100 * h for _, h in sweep], marker="o")
-    ax.set(xscale="log", xlabel="pool size (blocks of 16)", ylabel="prompt tokens reused (%)",
-           title="Prefix-cache hit rate against pool size (80 % share a 512-token prompt)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    def draw(say):
+        fig, ax = pyplot().subplots(figsize=(7, 3.8))
+        ax.plot([b for b, _ in sweep], [100 * h for _, h in sweep], marker="o")
+        ax.set(xscale="log", ylim=(0, 100),
+               xlabel=say("pool size (blocks of 16 tokens, log scale)",
+                          "pool 大小（每個 block 16 個 token，對數刻度）"),
+               ylabel=say("prompt tokens reused (%)", "重複使用的 prompt token（%）"),
+               title=say("Prefix-cache hit rate against pool size\n"
+                         "(80 % of requests share a 512-token prompt)",
+                         "Prefix cache 命中率與 pool 大小\n"
+                         "（80 % 的請求共用一段 512 token 的 prompt）"))
+        fig.tight_layout()
+        return fig
+
+    save_plots(path, draw)
 
 
 def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:

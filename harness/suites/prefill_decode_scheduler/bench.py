@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from harness.bench import Table, pyplot
+from harness.bench import Table, pyplot, save_plots
 
 BUDGET = 512
 BLOCK_SIZE = 16
@@ -79,28 +79,34 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
 
 
 def _plot(results, out: Path) -> None:
-    plt = pyplot()
-
     out.mkdir(parents=True, exist_ok=True)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-    for name, _, r in results[:2]:
-        left.plot([100 * u for u in r["use_trace"]], label=f"{name}: {r['steps']} steps",
-                  linewidth=0.8)
-    left.set_xlabel("step")
-    left.set_ylabel("token budget used (%)")
-    left.set_title(f"budget use per step (budget {BUDGET})")
-    left.legend()
     paged = [(blocks, r) for _, blocks, r in results[2:]]
-    right.plot([b for b, _ in paged], [r["preemptions"] for _, r in paged], "o-",
-               label="preemptions")
-    right.plot([b for b, _ in paged], [r["recomputed"] / 100 for _, r in paged], "s--",
-               label="recomputed tokens / 100")
-    right.plot([b for b, _ in paged], [r["steps"] / 10 for _, r in paged], "^:",
-               label="steps / 10")
-    right.set_xscale("log")
-    right.set_xlabel(f"num_kv_blocks (block_size {BLOCK_SIZE}, log scale)")
-    right.set_title("chunked prefill with a paged KV cache")
-    right.legend()
-    fig.tight_layout()
-    fig.savefig(out / "prefill_decode_scheduler.png", dpi=120)
-    plt.close(fig)
+    blocks = [b for b, _ in paged]
+
+    def draw(say):
+        fig, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4.2))
+        for name, _, r in results[:2]:
+            left.plot([100 * u for u in r["use_trace"]], linewidth=0.8,
+                      label=say(f"{name}: {r['steps']} steps", f"{name}：{r['steps']} 步"))
+        left.set(xlabel=say("scheduler step", "排程步數"),
+                 ylabel=say("token budget used (%)", "用掉的 token 預算（%）"), ylim=(0, 105),
+                 title=say(f"Budget use per step (budget {BUDGET} tokens)",
+                           f"每一步的預算使用率（預算 {BUDGET} 個 token）"))
+        left.legend(loc="lower left")
+        right.plot(blocks, [r["preemptions"] for _, r in paged], "o-",
+                   label=say("preemptions", "搶佔次數"))
+        right.plot(blocks, [r["recomputed"] / 100 for _, r in paged], "s--",
+                   label=say("recomputed tokens / 100", "重算的 token 數 / 100"))
+        right.plot(blocks, [r["steps"] / 10 for _, r in paged], "^:",
+                   label=say("steps / 10", "步數 / 10"))
+        right.set(xscale="log", ylim=(0, None),
+                  xlabel=say(f"num_kv_blocks (block_size {BLOCK_SIZE}, log scale)",
+                             f"num_kv_blocks（block_size {BLOCK_SIZE}，對數刻度）"),
+                  ylabel=say("count (scaled as the legend says)", "次數（依圖例縮放）"),
+                  title=say("Chunked prefill with a paged KV cache",
+                            "Chunked prefill 搭配分頁式 KV cache"))
+        right.legend()
+        fig.tight_layout()
+        return fig
+
+    save_plots(out / "prefill_decode_scheduler.png", draw)

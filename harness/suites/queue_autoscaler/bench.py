@@ -28,7 +28,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.bench import Table, pyplot
+from harness.bench import Table, pyplot, save_plots
 
 TICK, SERVICE, STARTUP, SLO = 2, 0.5, 5, 2.0
 LOW, HIGH = 1, 64
@@ -225,32 +225,37 @@ def window_means(ticks, width: int) -> list[float]:
 
 def plot_burst(run: Run, base: Run, burst: int, out: Path) -> None:
     """One burst: the load and both means; the scaler's ready and starting replicas; HPA's."""
-    plt = pyplot()
     shown = [k for k, tick in enumerate(run.ticks) if burst - 60 <= tick[0] <= burst + 240]
     ticks = run.ticks[shown[0] - 30:shown[-1] + 1]  # 60 s of history for the means
     means = {w: window_means(ticks, w)[30:] for w in (SETTINGS["stable_window_s"],
                                                        SETTINGS["panic_window_s"])}
     ticks = ticks[30:]
     t = [tick[0] - burst for tick in ticks]
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
-    top.plot(t, [tick[1] for tick in ticks], color="0.6", linewidth=0.8,
-             label="load: queued + in flight")
-    top.plot(t, means[6], label="panic-window mean (6 s)")
-    top.plot(t, means[60], label="stable-window mean (60 s)")
-    top.axvspan(0, BURST_S, color="orange", alpha=0.15, zorder=0, label="burst: 8x arrivals")
-    top.set_ylabel("requests")
-    top.legend(fontsize=8)
     ready = [tick[3] for tick in ticks]
     starting = [tick[2] - tick[3] for tick in ticks]
-    bottom.stackplot(t, ready, starting, labels=["ready", "starting"], step="post",
-                     colors=["tab:blue", "tab:cyan"], alpha=0.8, zorder=1)
     hpa = {tick[0]: tick[2] for tick in base.ticks}
-    bottom.step(t, [hpa[tick[0]] for tick in ticks], where="post", color="k", linestyle="--",
-                linewidth=1, label="HPA on utilisation: total")
-    bottom.axvspan(0, BURST_S, color="orange", alpha=0.15, zorder=0)
-    bottom.set_xlabel("seconds from the start of the burst")
-    bottom.set_ylabel("replicas (queue autoscaler)")
-    bottom.legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(out / "queue_autoscaler-burst.png", dpi=110)
-    plt.close(fig)
+
+    def draw(say):
+        fig, (top, bottom) = pyplot().subplots(2, 1, figsize=(9, 6.5), sharex=True)
+        top.plot(t, [tick[1] for tick in ticks], color="0.6", linewidth=0.8,
+                 label=say("load: queued + in flight", "負載：排隊中 + 處理中"))
+        top.plot(t, means[6], label=say("panic-window mean (6 s)", "panic 視窗平均（6 秒）"))
+        top.plot(t, means[60], label=say("stable-window mean (60 s)", "stable 視窗平均（60 秒）"))
+        top.axvspan(0, BURST_S, color="orange", alpha=0.15, zorder=0,
+                    label=say("burst: 8x arrivals", "突發：8 倍到達率"))
+        top.set(ylabel=say("requests", "請求數"), ylim=(0, None))
+        top.legend(loc="upper right")
+        bottom.stackplot(t, ready, starting, step="post", colors=["tab:blue", "tab:cyan"],
+                         labels=[say("ready", "就緒"), say("starting", "啟動中")],
+                         alpha=0.8, zorder=1)
+        bottom.step(t, [hpa[tick[0]] for tick in ticks], where="post", color="k",
+                    linestyle="--", linewidth=1,
+                    label=say("HPA on utilisation: total", "依使用率的 HPA：總數"))
+        bottom.axvspan(0, BURST_S, color="orange", alpha=0.15, zorder=0)
+        bottom.set(xlabel=say("time from the start of the burst (s)", "從突發開始起算的時間（秒）"),
+                   ylabel=say("replicas", "replica 數"), ylim=(0, None))
+        bottom.legend(loc="upper right")
+        fig.tight_layout()
+        return fig
+
+    save_plots(out / "queue_autoscaler-burst.png", draw, dpi=110)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.bench import Table, pyplot
+from harness.bench import Table, pyplot, save_plots
 
 STATS = ("mean", "std", "min", "max")
 
@@ -58,17 +58,19 @@ def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
 
 
 def _plot(timings, n: int, out: Path) -> None:
-    plt = pyplot()
-
     out.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(5, 3.5))
     x = np.arange(len(timings))
-    ax.bar(x - 0.2, [t[1] for t in timings], 0.4, label="rolling_features")
-    ax.bar(x + 0.2, [t[2] for t in timings], 0.4, label="pandas groupby().rolling")
-    ax.set_xticks(x, [f"window={t[0]}" for t in timings])
-    ax.set_ylabel("seconds")
-    ax.set_title(f"{n:,} rows, 4 stats")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "rolling_feature_leakage.png", dpi=120)
-    plt.close(fig)
+
+    def draw(say):
+        fig, ax = pyplot().subplots(figsize=(7, 3.8))
+        ax.bar(x - 0.2, [t[1] for t in timings], 0.4, label="rolling_features")
+        ax.bar(x + 0.2, [t[2] for t in timings], 0.4, label="pandas groupby().rolling")
+        ax.set_xticks(x, [say(f"window {t[0]}", f"視窗 {t[0]}") for t in timings])
+        ax.set_ylabel(say("wall time (s)", "實際耗時（秒）"))
+        ax.set_ylim(bottom=0)
+        ax.set_title(say(f"{n:,} rows, 4 statistics per window", f"{n:,} 列，每個視窗 4 項統計"))
+        ax.legend(loc="upper left")
+        fig.tight_layout()
+        return fig
+
+    save_plots(out / "rolling_feature_leakage.png", draw)

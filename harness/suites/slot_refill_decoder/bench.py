@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.bench import Table, pyplot
+from harness.bench import Table, pyplot, save_plots
 from harness.fakes import FakeSlotModel, HashModel
 
 REQUESTS, CAP, CPU_TIMED = 2000, 256, 256
@@ -112,22 +112,26 @@ def timed_model(quick: bool):
 
 
 def plot(occupancy: dict, path: Path) -> None:
-    plt = pyplot()
+    def draw(say):
+        # 8 in wide at 120 dpi: 960 px, shown at its own size in the docs' column.
+        fig, axes = pyplot().subplots(len(BATCH_SIZES), 1, figsize=(8, 2.9 * len(BATCH_SIZES)))
+        for ax, b in zip(np.atleast_1d(axes), BATCH_SIZES, strict=True):
+            for policy, color, lw in (("static", "tab:red", 0.5),
+                                      ("continuous", "tab:blue", 1.5)):
+                used = occupancy[b, policy]
+                ax.plot(range(1, len(used) + 1), used, lw=lw, color=color,
+                        label=say(f"{policy}: {len(used)} model calls",
+                                  f"{policy}：{len(used)} 次模型呼叫"))
+            ax.set(title=say(f"batch {b}", f"batch {b}"),
+                   xlabel=say("model call (step)", "模型呼叫（步）"),
+                   ylabel=say("slots in use", "使用中的 slot"), ylim=(0, b * 1.05))
+            ax.legend(loc="lower right")
+        fig.suptitle(say("Slot occupancy over steps, long-tailed output lengths",
+                         "各步的 slot 占用，輸出長度為長尾分布"))
+        fig.tight_layout()
+        return fig
 
-    # 8 in wide: shown in the docs' 688 px column, its 10 pt text stays about 12 px tall.
-    fig, axes = plt.subplots(len(BATCH_SIZES), 1, figsize=(8, 2.9 * len(BATCH_SIZES)))
-    for ax, b in zip(np.atleast_1d(axes), BATCH_SIZES, strict=True):
-        for policy, color, lw in (("static", "tab:red", 0.5), ("continuous", "tab:blue", 1.5)):
-            used = occupancy[b, policy]
-            ax.plot(range(1, len(used) + 1), used, lw=lw, color=color,
-                    label=f"{policy}: {len(used)} model calls")
-        ax.set(title=f"batch {b}", xlabel="model call (step)", ylabel="slots in use",
-               ylim=(0, b * 1.05))
-        ax.legend(loc="lower right")
-    fig.suptitle("Slot occupancy over steps, long-tailed output lengths")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_plots(path, draw)
 
 
 def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:

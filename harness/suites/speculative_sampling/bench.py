@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.bench import Table, best, pyplot
+from harness.bench import Table, best, pyplot, save_plots
 
 DRAFT_COST = 0.05  # a draft step, in target calls
 
@@ -79,18 +79,23 @@ def verify_time(impl, k: int, vocab: int, repeat: int) -> float:
 
 
 def plot(points: dict[int, list[tuple[float, float]]], path: Path) -> None:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.8))
     alphas = np.linspace(0, 0.999, 200)
-    for k, measured in sorted(points.items()):
-        line, = ax.plot(alphas, (1 - alphas ** (k + 1)) / (1 - alphas), lw=1)
-        ax.plot(*zip(*measured, strict=True), "o", color=line.get_color(), label=f"k = {k}")
-    ax.set(xlabel="acceptance rate α", ylabel="tokens per verify call",
-           title="Tokens per target call: measured (dots) against (1 − α^(k+1)) / (1 − α)")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+
+    def draw(say):
+        fig, ax = pyplot().subplots(figsize=(7, 3.8))
+        for k, measured in sorted(points.items()):
+            line, = ax.plot(alphas, (1 - alphas ** (k + 1)) / (1 - alphas), lw=1)
+            ax.plot(*zip(*measured, strict=True), "o", color=line.get_color(), label=f"k = {k}")
+        ax.set(xlabel=say("acceptance rate α", "接受率 α"), xlim=(0, 1), ylim=(0, None),
+               ylabel=say("tokens per verify call", "每次 verify 呼叫的 token 數"),
+               # Plain text, not mathtext: mathtext has no fallback to the Chinese font.
+               title=say("Measured (dots) against (1 − αᵏ⁺¹) / (1 − α) (lines)",
+                         "實測（點）與 (1 − αᵏ⁺¹) / (1 − α)（線）"))
+        ax.legend(loc="upper left")
+        fig.tight_layout()
+        return fig
+
+    save_plots(path, draw)
 
 
 def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:

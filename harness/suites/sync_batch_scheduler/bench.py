@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.bench import Table, pyplot
+from harness.bench import Table, pyplot, save_plots
 
 FIXED_MS, PER_ITEM_MS, MAX_BATCH = 5.0, 0.1, 32
 LOADS = {"light": 300.0, "heavy": 2000.0}  # arrivals per second
@@ -123,28 +123,36 @@ def row(table: Table, scenario: str, wait: object, run: Run, note: str = "") -> 
 
 
 def plot(sweeps: dict[str, list[tuple[float, Run]]], path: Path) -> None:
-    plt = pyplot()
+    rates = {k: f"{v:,.0f}" for k, v in LOADS.items()}
 
-    # 9 in wide: shown in the docs' 688 px column, its 10 pt text stays over 10 px tall.
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4.2))
-    for load, runs in sweeps.items():
-        waits = [w for w, _ in runs]
-        left.plot(waits, [r.mean_batch for _, r in runs], "o-", label=f"{load} load")
-        right.plot(waits, [r.percentile_ms(0.5) for _, r in runs], "o-", label=f"{load} p50")
-        right.plot(waits, [r.percentile_ms(0.99) for _, r in runs], "s--", label=f"{load} p99")
-    for ax in (left, right):
-        ax.set_xscale("symlog", linthresh=1)
-        ax.set_xlabel("max_wait_ms")
-        ax.grid(alpha=0.3)
-        ax.legend()
-    left.set_ylabel("mean batch size")
-    right.set_ylabel("latency (ms)")
-    rates = ", ".join(f"{k} {v:,.0f} req/s" for k, v in LOADS.items())
-    fig.suptitle(f"Waiting longer buys bigger batches and costs latency\n({rates}; "
-                 f"GPU {FIXED_MS:g} ms + {PER_ITEM_MS:g} ms/request)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    def draw(say):
+        # 9 in wide at 120 dpi: 1,080 px, shown a little smaller in the docs' column.
+        fig, (left, right) = pyplot().subplots(1, 2, figsize=(9, 4.4))
+        for load, runs in sweeps.items():
+            waits = [w for w, _ in runs]
+            name = say(f"{load} load", f"{load} 負載")
+            left.plot(waits, [r.mean_batch for _, r in runs], "o-", label=name)
+            right.plot(waits, [r.percentile_ms(0.5) for _, r in runs], "o-", label=f"{name} p50")
+            right.plot(waits, [r.percentile_ms(0.99) for _, r in runs], "s--",
+                       label=f"{name} p99")
+        for ax in (left, right):
+            ax.set_xscale("symlog", linthresh=1)
+            ax.set_xlabel(say("max_wait_ms (ms, log scale past 1)",
+                              "max_wait_ms（毫秒，1 以上為對數刻度）"))
+            ax.set_ylim(bottom=0)
+            ax.grid(alpha=0.3)
+            ax.legend()
+        left.set_ylabel(say("mean batch size (requests)", "平均批次大小（請求數）"))
+        right.set_ylabel(say("latency (ms)", "延遲（毫秒）"))
+        loads = ", ".join(f"{k} {v} req/s" for k, v in rates.items())
+        fig.suptitle(say(f"Waiting longer buys bigger batches and costs latency\n({loads}; "
+                         f"GPU {FIXED_MS:g} ms + {PER_ITEM_MS:g} ms/request)",
+                         f"等得越久，批次越大，延遲也越高\n（{loads}；"
+                         f"GPU {FIXED_MS:g} ms + 每個請求 {PER_ITEM_MS:g} ms）"))
+        fig.tight_layout()
+        return fig
+
+    save_plots(path, draw)
 
 
 def main(impl, *, quick: bool = False, out: Path | None = None) -> Table:
