@@ -10,7 +10,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-HEALTHY, EJECTED, PROBING, DRAINING, REMOVED = "healthy", "ejected", "probing", "draining", "removed"
+HEALTHY, EJECTED, PROBING = "healthy", "ejected", "probing"
+DRAINING, REMOVED = "draining", "removed"
 PRIORITIES = 4  # CRITICAL_PLUS, CRITICAL, SHEDDABLE_PLUS, SHEDDABLE
 
 
@@ -22,7 +23,7 @@ class Event(NamedTuple):
 
 
 def bucket(key: str) -> int:
-    # crc32, not hash(): Python salts str hashes per process, and a sticky split must survive restarts.
+    # crc32, not hash(): Python salts str hashes per process; a sticky split must outlive one.
     return zlib.crc32(key.encode("utf-8")) % 100
 
 
@@ -48,8 +49,10 @@ class Pool:
     model: str
     version: str
     replicas: list[Replica] = field(default_factory=list)
-    # One deque per priority, each in seq order: the best is the first head, the worst the last tail.
-    queue: list[deque[Request]] = field(default_factory=lambda: [deque() for _ in range(PRIORITIES)])
+    # One deque per priority, each in seq order: the best is the first head, the worst the last
+    # tail.
+    queue: list[deque[Request]] = field(
+        default_factory=lambda: [deque() for _ in range(PRIORITIES)])
 
     def best(self) -> Request | None:
         return next((q[0] for q in self.queue if q), None)
@@ -118,17 +121,20 @@ class InferenceRouter:
                  consecutive_failures: int | None = None, base_ejection_s: float = 30.0,
                  max_ejection_s: float = 300.0, max_ejection_percent: int = 10,
                  always_eject_one: bool = False):
-        _need(_is_int(queue_limit) and queue_limit >= 0, f"queue_limit must be an int >= 0, got {queue_limit!r}")
+        _need(_is_int(queue_limit) and queue_limit >= 0,
+              f"queue_limit must be an int >= 0, got {queue_limit!r}")
         _need(queue_timeout_s is None or _is_finite(queue_timeout_s) and queue_timeout_s > 0,
               f"queue_timeout_s must be None or finite > 0, got {queue_timeout_s!r}")
         _need(retry_after_s is None or _is_finite(retry_after_s) and retry_after_s >= 0,
               f"retry_after_s must be None or finite >= 0, got {retry_after_s!r}")
-        _need(_is_int(max_attempts) and max_attempts >= 1, f"max_attempts must be an int >= 1, got {max_attempts!r}")
+        _need(_is_int(max_attempts) and max_attempts >= 1,
+              f"max_attempts must be an int >= 1, got {max_attempts!r}")
         _need(_is_int(retry_budget_percent) and 0 <= retry_budget_percent <= 100,
               f"retry_budget_percent must be an int in 0..100, got {retry_budget_percent!r}")
         _need(_is_int(min_retry_concurrency) and min_retry_concurrency >= 0,
               f"min_retry_concurrency must be an int >= 0, got {min_retry_concurrency!r}")
-        _need(consecutive_failures is None or _is_int(consecutive_failures) and consecutive_failures >= 1,
+        _need(consecutive_failures is None
+              or _is_int(consecutive_failures) and consecutive_failures >= 1,
               f"consecutive_failures must be None or an int >= 1, got {consecutive_failures!r}")
         _need(_is_finite(base_ejection_s) and base_ejection_s > 0,
               f"base_ejection_s must be finite > 0, got {base_ejection_s!r}")
@@ -136,12 +142,19 @@ class InferenceRouter:
               f"max_ejection_s must be finite >= base_ejection_s, got {max_ejection_s!r}")
         _need(_is_int(max_ejection_percent) and 0 <= max_ejection_percent <= 100,
               f"max_ejection_percent must be an int in 0..100, got {max_ejection_percent!r}")
-        _need(isinstance(always_eject_one, bool), f"always_eject_one must be a bool, got {always_eject_one!r}")
-        self.queue_limit, self.queue_timeout_s, self.retry_after_s = queue_limit, queue_timeout_s, retry_after_s
-        self.max_attempts, self.retry_budget_percent = max_attempts, retry_budget_percent
-        self.min_retry_concurrency, self.consecutive_failures = min_retry_concurrency, consecutive_failures
-        self.base_ejection_s, self.max_ejection_s = base_ejection_s, max_ejection_s
-        self.max_ejection_percent, self.always_eject_one = max_ejection_percent, always_eject_one
+        _need(isinstance(always_eject_one, bool),
+              f"always_eject_one must be a bool, got {always_eject_one!r}")
+        self.queue_limit = queue_limit
+        self.queue_timeout_s = queue_timeout_s
+        self.retry_after_s = retry_after_s
+        self.max_attempts = max_attempts
+        self.retry_budget_percent = retry_budget_percent
+        self.min_retry_concurrency = min_retry_concurrency
+        self.consecutive_failures = consecutive_failures
+        self.base_ejection_s = base_ejection_s
+        self.max_ejection_s = max_ejection_s
+        self.max_ejection_percent = max_ejection_percent
+        self.always_eject_one = always_eject_one
 
         self._now: float | None = None
         self._models: dict[str, Model] = {}  # in order of first add_replica
@@ -157,13 +170,15 @@ class InferenceRouter:
 
     # ---- mutating calls ----
 
-    def add_replica(self, now, replica_id: str, model: str, version: str, capacity: int) -> list[Event]:
+    def add_replica(self, now, replica_id: str, model: str, version: str,
+                    capacity: int) -> list[Event]:
         self._check_now(now)
         _need_name("replica_id", replica_id)
         _need_name("model", model)
         _need_name("version", version)
         _need(replica_id not in self._replicas, f"replica {replica_id!r} was added before")
-        _need(_is_int(capacity) and capacity >= 1, f"capacity must be an int >= 1, got {capacity!r}")
+        _need(_is_int(capacity) and capacity >= 1,
+              f"capacity must be an int >= 1, got {capacity!r}")
         events = self._clock_step(now)
         pool = self._pools.setdefault((model, version), Pool(model, version))
         self._models.setdefault(model, Model())
@@ -179,7 +194,8 @@ class InferenceRouter:
         _need(isinstance(weights, dict), f"weights must be a dict, got {type(weights).__name__}")
         for version, weight in weights.items():
             _need_name("version", version)
-            _need(_is_int(weight) and weight >= 0, f"weight of {version!r} must be an int >= 0, got {weight!r}")
+            _need(_is_int(weight) and weight >= 0,
+                  f"weight of {version!r} must be an int >= 0, got {weight!r}")
             _need(weight == 0 or self._serving(model, version),
                   f"version {version!r} of {model!r} has no non-draining replica")
         _need(sum(weights.values()) == 100, f"weights must sum to 100, got {sum(weights.values())}")
@@ -195,8 +211,10 @@ class InferenceRouter:
         _need_name("model", model)
         _need_name("key", key)
         _need(request_id not in self._requests, f"request {request_id!r} is queued or in flight")
-        _need(model in self._models and self._models[model].split != [], f"model {model!r} has no split")
-        _need(_is_int(priority) and 0 <= priority < PRIORITIES, f"priority must be an int in 0..3, got {priority!r}")
+        _need(model in self._models and self._models[model].split != [],
+              f"model {model!r} has no split")
+        _need(_is_int(priority) and 0 <= priority < PRIORITIES,
+              f"priority must be an int in 0..3, got {priority!r}")
         events = self._clock_step(now)
         self._seq += 1
         request = Request(request_id, model, key, priority, self._seq, now)
@@ -220,7 +238,8 @@ class InferenceRouter:
         self._check_now(now)
         _need_name("request_id", request_id)
         request = self._requests.get(request_id)
-        _need(request is not None and request.replica is not None, f"request {request_id!r} is not in flight")
+        _need(request is not None and request.replica is not None,
+              f"request {request_id!r} is not in flight")
         _need(isinstance(ok, bool), f"ok must be a bool, got {ok!r}")
         events = self._clock_step(now)
         replica = request.replica
@@ -249,7 +268,8 @@ class InferenceRouter:
     def drain(self, now, replica_id: str) -> list[Event]:
         self._check_now(now)
         replica = self._replica(replica_id)
-        _need(replica.state not in (DRAINING, REMOVED), f"replica {replica_id!r} is already {replica.state}")
+        _need(replica.state not in (DRAINING, REMOVED),
+              f"replica {replica_id!r} is already {replica.state}")
         events = self._clock_step(now)
         if replica.state not in (DRAINING, REMOVED):  # the clock step may have retired it
             self._retire(replica, events)
@@ -271,7 +291,8 @@ class InferenceRouter:
         _need(isinstance(steps, list) and steps != [], "steps must be a non-empty list")
         last = 0
         for step in steps:
-            _need(isinstance(step, tuple) and len(step) == 2, f"a step must be a (weight, hold) tuple, got {step!r}")
+            _need(isinstance(step, tuple) and len(step) == 2,
+                  f"a step must be a (weight, hold) tuple, got {step!r}")
             weight, hold = step
             _need(_is_int(weight) and last < weight <= 100,
                   f"step weights must be ints strictly increasing in 1..100, got {weight!r}")
@@ -279,11 +300,13 @@ class InferenceRouter:
             last = weight
         _need(_is_int(max_error_percent) and 0 <= max_error_percent <= 100,
               f"max_error_percent must be an int in 0..100, got {max_error_percent!r}")
-        _need(_is_finite(window_s) and window_s > 0, f"window_s must be finite > 0, got {window_s!r}")
-        _need(_is_int(min_requests) and min_requests >= 1, f"min_requests must be an int >= 1, got {min_requests!r}")
+        _need(_is_finite(window_s) and window_s > 0,
+              f"window_s must be finite > 0, got {window_s!r}")
+        _need(_is_int(min_requests) and min_requests >= 1,
+              f"min_requests must be an int >= 1, got {min_requests!r}")
         events = self._clock_step(now)
-        state.rollout = Rollout(stable, version, list(steps), max_error_percent, window_s, min_requests,
-                                ends=now + steps[0][1])
+        state.rollout = Rollout(stable, version, list(steps), max_error_percent, window_s,
+                                min_requests, ends=now + steps[0][1])
         state.status = "running"
         state.split = [(stable, 100 - steps[0][0]), (version, steps[0][0])]
         self._pump(events)
@@ -352,19 +375,24 @@ class InferenceRouter:
 
     def _pump(self, events: list[Event]) -> None:
         for pool in self._pools.values():
-            while (request := pool.best()) is not None and (replica := self._candidate(pool)) is not None:
+            while (request := pool.best()) is not None:
+                replica = self._candidate(pool)
+                if replica is None:
+                    break
                 self._unqueue(request)
                 self._dispatch(request, replica, "dispatch", events)
 
     def _candidate(self, pool: Pool, exclude: set[str] = frozenset()) -> Replica | None:
-        """A probing replica that can take its probe, else the least loaded healthy one with room."""
+        """A probing replica free for its probe, else the least loaded healthy one with room."""
         best = None
         for r in pool.replicas:
             if r.id in exclude or r.in_flight >= r.capacity:
                 continue
             if r.state == PROBING and r.probe is None:
                 return r
-            if r.state == HEALTHY and (best is None or r.in_flight * best.capacity < best.in_flight * r.capacity):
+            # in_flight / capacity compared by cross-multiplying: exact, no floats
+            if r.state == HEALTHY and (
+                    best is None or r.in_flight * best.capacity < best.in_flight * r.capacity):
                 best = r
         return best
 
@@ -407,7 +435,8 @@ class InferenceRouter:
         if request.attempt >= self.max_attempts:
             return None
         active = self._in_flight + self._queued
-        if self._retries >= max(active * self.retry_budget_percent // 100, self.min_retry_concurrency):
+        allowed = max(active * self.retry_budget_percent // 100, self.min_retry_concurrency)
+        if self._retries >= allowed:
             return None
         return self._candidate(self._pool_for(request.model, request.key), exclude=request.tried)
 
@@ -430,7 +459,8 @@ class InferenceRouter:
     def _cap_allows(self, pool: Pool) -> bool:
         members = [r for r in pool.replicas if r.state not in (DRAINING, REMOVED)]
         out = sum(r.state in (EJECTED, PROBING) for r in members)
-        return (out + 1) * 100 <= self.max_ejection_percent * len(members) or self.always_eject_one and out == 0
+        return ((out + 1) * 100 <= self.max_ejection_percent * len(members)
+                or self.always_eject_one and out == 0)
 
     def _eject(self, replica: Replica, now: float) -> None:
         replica.ejections += 1
@@ -471,9 +501,11 @@ class InferenceRouter:
         while now - records[0][0] >= rollout.window_s:
             records.popleft()
         failed = sum(not good for _, good in records)
-        if len(records) >= rollout.min_requests and failed * 100 > rollout.max_error_percent * len(records):
+        n = len(records)
+        if n >= rollout.min_requests and failed * 100 > rollout.max_error_percent * n:
             state.status, state.split = "rolled_back", [(rollout.stable, 100)]
-            self._hand_over(replica.pool.model, rollout.canary, rollout.stable, events, keep=replica)
+            self._hand_over(replica.pool.model, rollout.canary, rollout.stable, events,
+                            keep=replica)
 
     def _hand_over(self, model: str, old: str, new: str, events: list[Event],
                    keep: Replica | None = None) -> None:

@@ -11,8 +11,23 @@ from hypothesis import strategies as st
 
 from harness.marks import level
 
-from .helpers import (KEY, REPLICAS, Ledger, dispatch, done, ev, fail, fill, l2_ops, queue, reject,
-                      retry, router, shed, timeout)
+from .helpers import (
+    KEY,
+    REPLICAS,
+    Ledger,
+    dispatch,
+    done,
+    ev,
+    fail,
+    fill,
+    l2_ops,
+    queue,
+    reject,
+    retry,
+    router,
+    shed,
+    timeout,
+)
 
 grade = level(2)
 
@@ -277,17 +292,16 @@ def test_budget_percent(impl):
 @grade("the budget must be counted after the failed attempt left its replica", "budget",
        timeout=5)
 def test_budget_after_leaving(impl):
-    # 4 running with percent 50: after q0 left, active 3 -> 1 allowed (counting q0, 4 -> 2).
-    # Then q4... : q1 fails with 1 retry in flight: active 3 -> 1: 1 < 1 is false.
-    r = budget_router(impl, 6, retry_budget_percent=50, min_retry_concurrency=0)
-    r.complete(2, "q0", ok=False)
-    # The retry fails: it leaves, so 0 retries in flight among active 3 (q1..q3): retry? no:
-    # attempt 2 == max_attempts. Its leaving must free the budget for q1.
-    assert ev(r.complete(3, "q0", ok=False)) == [fail("q0", "r4")]
-    assert ev(r.complete(4, "q1", ok=False)) == [retry("q1", "r0")]
-    r2 = budget_router(impl, 4, retry_budget_percent=50, min_retry_concurrency=0)
-    # 2 running: after q0 leaves, active 1 -> 1 * 50 // 100 = 0: no retry (counting q0: 1).
-    assert ev(r2.complete(2, "q0", ok=False)) == [fail("q0", "r0")]
+    # 2 running, percent 50: after q0 left, active 1 -> 1 * 50 // 100 = 0 -> no retry
+    # (counted before it left: active 2 -> 1 allowed).
+    r = budget_router(impl, 4, retry_budget_percent=50, min_retry_concurrency=0)
+    assert ev(r.complete(2, "q0", ok=False)) == [fail("q0", "r0")]
+    # A failing retry leaves before the count: 0 retries in flight < 1, so it is retried again.
+    r3 = router(impl, [("a", "v1", 1), ("b", "v1", 1), ("c", "v1", 1)], max_attempts=3,
+                retry_budget_percent=0, min_retry_concurrency=1)
+    fill(r3, 1, "m", ["x"])
+    assert ev(r3.complete(2, "x", ok=False)) == [retry("x", "b")]
+    assert ev(r3.complete(3, "x", ok=False)) == [retry("x", "c")]
 
 
 @grade("queued requests must count as active in the retry budget", "budget", timeout=5)
@@ -489,4 +503,4 @@ def test_cost_does_not_grow_with_the_queue(impl):
         return time.perf_counter() - start
 
     small, large = per_call(1000), per_call(100_000)
-    assert large < 10 * small + 0.5, f"{large:.3f} s at 100,000 queued against {small:.3f} s at 1,000"
+    assert large < 10 * small + 0.5, f"{large:.3f} s at 100,000 queued, {small:.3f} s at 1,000"
