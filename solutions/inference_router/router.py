@@ -104,7 +104,8 @@ class Rollout:
     min_requests: int
     ends: float  # t_i + hold_i of the step in force
     step: int = 0
-    records: deque[tuple[float, bool]] = field(default_factory=deque)
+    records: deque[tuple[float, bool]] = field(default_factory=deque)  # the window, oldest first
+    failed: int = 0  # failures among the records
 
 
 @dataclass
@@ -498,11 +499,11 @@ class InferenceRouter:
             return
         records = rollout.records
         records.append((now, ok))
+        rollout.failed += not ok
         while now - records[0][0] >= rollout.window_s:
-            records.popleft()
-        failed = sum(not good for _, good in records)
+            rollout.failed -= not records.popleft()[1]
         n = len(records)
-        if n >= rollout.min_requests and failed * 100 > rollout.max_error_percent * n:
+        if n >= rollout.min_requests and rollout.failed * 100 > rollout.max_error_percent * n:
             state.status, state.split = "rolled_back", [(rollout.stable, 100)]
             self._hand_over(replica.pool.model, rollout.canary, rollout.stable, events,
                             keep=replica)
