@@ -87,11 +87,12 @@ def test_pool_is_model_and_version(impl):
 
 @grade("the least-loaded replica must be chosen by in_flight / capacity", "routing", timeout=5)
 def test_least_loaded_by_ratio(impl):
-    r = router(impl, [("a", "v1", 4), ("b", "v1", 1)])
-    # a 0/4 and b 0/1 tie -> a; a 1/4 < b 0/1? no: b is 0 -> b; then a 1/4 < b 1/1 -> a.
-    got = [ev(r.submit(1, f"x{i}", "m", KEY[0]))[0][2] for i in range(5)]
-    assert got == ["a", "b", "a", "a", "a"]
-    assert [r.in_flight("a"), r.in_flight("b")] == [4, 1]
+    r = router(impl, [("a", "v1", 2), ("b", "v1", 4)])
+    # a 0/2 = b 0/4 -> a; b 0/4 < a 1/2 -> b; b 1/4 < a 1/2 -> b (though both run one);
+    # a 1/2 = b 2/4 -> a; then a is full -> b, b.
+    got = [ev(r.submit(1, f"x{i}", "m", KEY[0]))[0][2] for i in range(6)]
+    assert got == ["a", "b", "b", "a", "b", "b"]
+    assert [r.in_flight("a"), r.in_flight("b")] == [2, 4]
 
 
 @grade("a replica with fewer free slots but a lower load ratio must be preferred", "routing",

@@ -153,7 +153,10 @@ def test_count_resets_when_refused(impl):
 def test_cap_members_exclude_draining(impl):
     # 3 replicas at 34 %: one of 3 may go (102 >= 100); with c draining, 2 members: 68 < 100.
     r = pool(impl, n=3, max_ejection_percent=34)
-    r.drain(1, "c")
+    fill(r, 1, "m", ["x0", "y0", "z0"])  # one on each of a, b, c
+    r.complete(1, "x0")
+    r.complete(1, "y0")
+    assert ev(r.drain(1, "c")) == [] and states(r, "c") == ["draining"]
     run_on(r, 1, "x", False, "a")
     run_on(r, 1, "y", False, "a")
     assert states(r, "a") == ["healthy"]
@@ -235,6 +238,13 @@ def test_probe_preferred(impl):
     assert ev(r.tick(4)) == [] and states(r, "abc") == ["probing", "probing", "healthy"]
     assert fill(r, 4, "m", ["p1", "p2", "p3"]) == [dispatch("p1", "a"), dispatch("p2", "b"),
                                                   dispatch("p3", "c")]
+    # A healthy replica added earlier, and as idle, still comes after the probing one.
+    r2 = router(impl, [("h", "v1", 4), ("p", "v1", 4)], consecutive_failures=1,
+                max_ejection_percent=100, base_ejection_s=4)
+    assert fill(r2, 0, "m", ["f1", "f2"]) == [dispatch("f1", "h"), dispatch("f2", "p")]
+    r2.complete(0, "f1")
+    r2.complete(0, "f2", ok=False)  # p ejected until 4
+    assert fill(r2, 4, "m", ["g"]) == [dispatch("g", "p")]
 
 
 @grade("a probing replica must take nothing else while its probe runs", "probe", timeout=5)
