@@ -285,6 +285,14 @@ def test_failed_probe_ejects_again(impl):
     assert states(r) == ["ejected", "healthy"]  # j = 2: until 12
     r.tick(12)
     assert states(r) == ["probing", "healthy"]
+    # Even when the cap, a itself left out, would refuse: a and b out of a, b, d (c draining).
+    r2 = pool(impl, n=4, max_ejection_percent=50, consecutive_failures=1)
+    run_on(r2, 0, "x", False, "a")  # a ejected until 4
+    run_on(r2, 1, "y", False, "b")  # b ejected until 5
+    assert fill(r2, 2, "m", ["z"]) == [dispatch("z", "c")]
+    r2.drain(3, "c")
+    assert run_on(r2, 4, "p", False, "a") == [fail("p", "a")]  # the probe fails
+    assert states(r2, "abcd") == ["ejected", "ejected", "draining", "healthy"]
 
 
 @grade("attempts running on an ejected replica must complete normally", "ejection", timeout=5)
@@ -500,9 +508,10 @@ def test_rollback_migrates(impl):
     # c1's retry is routed to v1, where nothing is free: it fails.
     assert ev(r.complete(4, "c1", ok=False)) == [fail("c1", "c"), removed("c")]
     assert r.queued("m", "v1") == ["c3", "s3"] and r.queued("m", "v2") == []
-    assert ev(r.complete(5, "s1")) == [done("s1", "a"), dispatch("c3", "a")]
-    # s3 keeps its enqueue time (1): it times out at 9; the merged queue exceeds nothing here.
+    # Both keep their enqueue times: s3 (1) times out at 9, the migrated c3 (3) at 11.
     assert ev(r.tick(9)) == [timeout("s3")]
+    assert ev(r.tick(10.5)) == []
+    assert ev(r.tick(11)) == [timeout("c3")]
 
 
 @grade("a migration must keep every request, even beyond queue_limit", "rollout", timeout=5)
