@@ -1,0 +1,1 @@
+"""Hidden suite of the inference_router kata."""
