@@ -502,5 +502,6 @@ def test_cost_does_not_grow_with_the_queue(impl):
             r.submit(2, f"p{i}", "m", KEY[0], 0)  # the freed place in the queue
         return time.perf_counter() - start
 
-    small, large = per_call(1000), per_call(100_000)
+    # The best of two runs each: a loaded machine can stall one run, not both.
+    small, large = (min(per_call(n), per_call(n)) for n in (1000, 100_000))
     assert large < 10 * small + 0.5, f"{large:.3f} s at 100,000 queued, {small:.3f} s at 1,000"
