@@ -12,6 +12,7 @@ from harness import catalog
 from harness.collected import Collected
 from harness.results import KataRun, read_json
 from harness.warm import Warm
+from harness.words import say
 
 RUN_SECONDS = 900  # a last line of defence: per-test limits should end every run long before
 
@@ -54,11 +55,11 @@ def _result(kata: catalog.Kata, report: Path, code: int | None, output: str) -> 
     """The kata's run in a grading's results file; GradingError where there is none."""
     if not report.exists():
         if code is None:
-            raise GradingError(f"grading {kata.name} took over {RUN_SECONDS} s and was stopped")
-        raise GradingError(f"pytest produced no results (exit {code}):\n{output[-4000:]}")
+            raise GradingError(say("grade.took_too_long", kata=kata.name, seconds=RUN_SECONDS))
+        raise GradingError(say("grade.no_results", code=code, output=output[-4000:]))
     run = next((r for r in read_json(report) if r.kata == kata.name), None)
     if run is None:
-        raise GradingError(f"no results for {kata.name}")
+        raise GradingError(say("grade.no_results_for", kata=kata.name))
     return run
 
 

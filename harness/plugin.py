@@ -20,17 +20,16 @@ from harness import catalog
 from harness.loader import ImplError, load_module
 from harness.results import (
     EXAMPLES,
-    NOT_RUN,
     KataRun,
     TestResult,
     level_name,
+    not_run_verdict,
     scorecard_lines,
     write_json,
 )
 from harness.store import VIAS, Attempt, Store, StoreError
 from harness.timeouts import KataTimeout, time_limit
-
-VIA_NAMES = {"pytest": "pytest", "test": "kata test", "grade": "kata grade", "mock": "mock submit"}
+from harness.words import say
 
 # Generous, so a correct solution on a loaded 2-core machine never hits it; once one test of a
 # kata has timed out the rest get AFTER_TIMEOUT, and after HANGS_AFTER timeouts in a row the rest
@@ -220,7 +219,7 @@ class NotRun(Exception):
 def pytest_runtest_setup(item):
     entry = item.config.stash[tests_key].get(item.nodeid)
     if entry and item.config.stash[streak_key].get(entry[0], 0) >= HANGS_AFTER:
-        raise NotRun(NOT_RUN)  # before any fixture runs: nothing of the learner's code is called
+        raise NotRun(not_run_verdict())  # before any fixture runs: no learner code is called
     with time_limit(_limit(item)):
         return (yield)
 
@@ -244,9 +243,6 @@ def _timeout_in(exc: BaseException | None) -> KataTimeout | None:
     return exc
 
 
-SLOW_WRONG = "wrong answer (a failing example was found; time ran out while shrinking it)"
-
-
 def _hung(excinfo) -> bool:
     """A timeout that is no wrong answer in disguise: no failing example had been found."""
     timeout = None if excinfo is None else _timeout_in(excinfo.value)
@@ -256,14 +252,14 @@ def _hung(excinfo) -> bool:
 def _verdict(excinfo) -> str:
     timeout = _timeout_in(excinfo.value)
     if timeout is not None:
-        return SLOW_WRONG if timeout.found_failure else str(timeout)
+        return say("grade.slow_wrong") if timeout.found_failure else str(timeout)
     if excinfo.errisinstance(NotRun):
-        return NOT_RUN
+        return not_run_verdict()
     if excinfo.errisinstance((AssertionError, pytest.fail.Exception)):
-        return "wrong answer"
+        return say("grade.wrong")
     if excinfo.errisinstance(NotImplementedError):
-        return "not implemented yet"
-    return f"raised {excinfo.typename}"
+        return say("grade.not_implemented")
+    return say("grade.raised", name=excinfo.typename)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -287,11 +283,11 @@ def pytest_runtest_makereport(item, call):
         result.verdict = result.verdict or _verdict(call.excinfo)
         if timed_out:
             item.config.stash[hung_key].add(entry[0])
-        if (timed_out and result.level == EXAMPLES) or result.verdict == NOT_RUN:
+        if (timed_out and result.level == EXAMPLES) or result.verdict == not_run_verdict():
             report.longrepr = result.verdict
         if result.level != EXAMPLES and not item.config.getoption("reveal"):
-            report.longrepr = f"{level_name(result.level)} · {result.title} — {result.verdict}" + (
-                f"  [hint: {result.hint}]  (run with --reveal for details)")
+            report.longrepr = say("grade.hidden_failure", level=level_name(result.level),
+                                  title=result.title, verdict=result.verdict, hint=result.hint)
             report.sections = []
     return report
 
@@ -311,7 +307,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     def write_hidden_as_level(nodeid: str, res: str, **markup: bool) -> None:
         if _hidden(config, nodeid):
             kata, result = config.stash[tests_key][nodeid]
-            nodeid = f"{kata} · hidden {level_name(result.level)}"
+            nodeid = say("grade.hidden_level", kata=kata, level=level_name(result.level))
         write(nodeid, res, **markup)
 
     reporter.write_fspath_result = write_hidden_as_level
@@ -345,7 +341,8 @@ def pytest_sessionfinish(session, exitstatus):
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     for run in config.stash[runs_key].values() if reporter else ():
         details = any(r.failed for r in run.results) and not config.getoption("reveal")
-        reporter.write_sep("=", "kata scorecard" + (" (--reveal for details)" if details else ""))
+        reporter.write_sep("=", say("grade.scorecard")
+                           + (say("grade.scorecard_details") if details else ""))
         for line, ok in scorecard_lines(run):
             reporter.write_line(line, green=ok, red=not ok)
     return result
@@ -358,13 +355,13 @@ def record(config: pytest.Config, run: KataRun) -> str:
     if via == "none":
         return ""
     if impl == "solution" or impl.startswith(catalog.MUTANT_PREFIX):
-        return f"not recorded: only your own files are, not --impl={impl}"
+        return say("grade.not_recorded_impl", impl=impl)
     if not hidden:
-        return "not recorded: the hidden suite did not run"
+        return say("grade.not_recorded_hidden")
     ran = config.stash[ran_key]
     if run.kata in config.stash[partial_key] or (
             run.import_error is None and any(r.nodeid not in ran for r in hidden)):
-        return "not recorded: only part of the hidden suite ran (-k, -m, -x, --kata-title)"
+        return say("grade.not_recorded_part")
     counts = {str(level): list(pt) for level, pt in run.level_counts().items()}
     attempt = Attempt(run.kata, impl, time.time(), run.best_level, run.hidden_passed,
                       run.hidden_total, counts, via)
@@ -372,9 +369,9 @@ def record(config: pytest.Config, run: KataRun) -> str:
         store = Store()
         store.add_attempt(attempt)
     except (StoreError, OSError) as exc:
-        return f"not recorded: {exc}"
+        return say("grade.not_recorded", why=exc)
     notice = f"{store.notice}; " if store.notice else ""
-    return f"{notice}recorded in {store.path} ({VIA_NAMES[via]})"
+    return say("grade.recorded", notice=notice, path=store.path, via=say(f"grade.via_{via}"))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -382,8 +379,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     stuck = [t for t in threading.enumerate()
              if t is not threading.main_thread() and t.is_alive() and not t.daemon]
     if stuck and config.stash.get(runs_key, None):
-        sys.stderr.write(f"kata: {len(stuck)} thread(s) started by the implementation never "
-                         "stopped; exiting without waiting for them\n")
+        sys.stderr.write(say("grade.threads_stuck", n=len(stuck)) + "\n")
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(config.stash.get(exit_key, 1))

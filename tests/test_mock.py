@@ -23,9 +23,11 @@ from mockkit import (
 )
 
 from harness import catalog, grading
-from harness.mock import ask, interview, watch
-from harness.mock.session import Reason, Sessions
+from harness.mock import watch
 from harness.results import TestResult as Result  # not a test class
+from harness.session import interview
+from harness.session import matcher as ask
+from harness.session.log import Reason, Sessions
 from harness.store import Attempt, Store
 
 AUC = catalog.get("auc_roc")

@@ -102,11 +102,10 @@ def simplified(text: str) -> list[str]:
 
 
 def sources() -> list[Path]:
-    """Where zh-TW text lives: kata metadata (both sides), mutants, the rubric, the CLI's
-    messages, the docs."""
+    """Where zh-TW text lives: kata metadata (both sides), mutants, the rubric, the catalogue of
+    every word the tool says, the docs."""
     return sorted([*ROOT.glob("katas/*/kata.toml"), *ROOT.glob("harness/suites/*/*.toml"),
-                   *ROOT.glob("harness/interviewer/*.toml"), ROOT / "harness" / "mock" / "text.py",
-                   ROOT / "harness" / "interviewer" / "text.py", ROOT / "harness" / "help.toml",
+                   *ROOT.glob("harness/session/*.toml"), ROOT / "harness" / "words.toml",
                    *ROOT.glob("docs/**/*.zh-TW.md")])
 
 

@@ -8,12 +8,11 @@ import html
 from markdown_it import MarkdownIt
 
 from harness import cjk
-from harness.interviewer import rubric
+from harness.interviewer import say
 from harness.interviewer.report import Report
 from harness.interviewer.script import HintLadder, Mistake, Script
-from harness.interviewer.text import say
-from harness.mock.screens import flat
-from harness.mock.text import clock
+from harness.session import rubric
+from harness.session.clock import clock
 
 CSS = """
 :root { color-scheme: light; }
@@ -120,7 +119,7 @@ def script_page(script: Script) -> str:
             out.append(f'<p class="muted">{e(say("no_questions", lang))}</p>')
         if sheet.left_open:
             out.append(f"<h3>{heading(say('left_open', lang))}</h3>"
-                       f"<p>{e(flat(sheet.left_open, lang))}</p>")
+                       f"<p>{e(cjk.flat(sheet.left_open, lang))}</p>")
         if sheet.hints:
             out.append(f"<h3>{heading(say('hints', lang))}</h3>" + ladders(sheet.hints, lang))
         if sheet.mistakes:

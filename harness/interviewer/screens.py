@@ -4,36 +4,22 @@ never wraps, nothing is cropped. Plain text when not a terminal."""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.padding import Padding
-from rich.text import Text
 
-from harness import render
-from harness.interviewer import rubric
+from harness import cjk
+from harness.interviewer import say
 from harness.interviewer.report import Report
 from harness.interviewer.script import HintLadder, Mistake, Script
-from harness.interviewer.text import say
 from harness.interviewer.timeline import Line
-from harness.mock.screens import flat
-from harness.mock.text import clock
+from harness.screen import Screen
+from harness.session import rubric
+from harness.session.clock import clock
 
 
-class Printer:
+class Printer(Screen):
+    """The interviewer's sheets: long lines wrap, their indent kept."""
+
     def __init__(self, console: Console, lang: str) -> None:
-        self.console, self.lang = console, lang
-
-    def text(self, text: str, style: str = "", indent: int = 0) -> None:
-        # Text, not markup: titles and hints hold brackets; a long word folds, never crops.
-        body = Text(text, style=style, overflow="fold")
-        self.console.print(Padding(body, (0, 0, 0, indent), expand=False) if indent else body)
-
-    def say(self, key: str, style: str = "", indent: int = 0, **fields: object) -> None:
-        self.text(say(key, self.lang, **fields), style, indent)
-
-    def rule(self, title: str) -> None:
-        self.console.rule(Text(title, style="bold"))
-
-    def markdown(self, text: str) -> None:
-        render.print_markdown(self.console, text, self.lang)
+        super().__init__(console, lang, "interviewer", wrap=True)
 
     def line(self, line: Line) -> None:
         self.text(line.text, line.style)
@@ -64,7 +50,7 @@ def print_script(console: Console, script: Script) -> None:
             p.text(f"→ {q.answer}", "green", indent=5)
         if sheet.left_open:
             p.say("left_open", "bold")
-            p.text(flat(sheet.left_open, lang), indent=2)
+            p.text(cjk.flat(sheet.left_open, lang), indent=2)
         if sheet.hints:
             p.say("hints", "bold")
         for ladder in sheet.hints:

@@ -9,13 +9,13 @@ import time
 from rich.console import Console
 
 from harness import catalog
+from harness.countdown import Countdown
+from harness.interviewer import say
 from harness.interviewer.screens import Printer
-from harness.interviewer.text import say
 from harness.interviewer.timeline import Timeline
-from harness.mock import interview
-from harness.mock.countdown import Countdown
-from harness.mock.session import Session, SessionError, Sessions
-from harness.mock.text import clock
+from harness.session import interview
+from harness.session.clock import clock
+from harness.session.log import Session, SessionError, Sessions
 from harness.store import StoreError
 
 sleep = time.sleep  # tests replace it
