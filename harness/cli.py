@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Column, Table
-from rich.text import Text
 
-from harness import catalog, command, grading, mutants, rules
+from harness import catalog, cjk, command, grading, mutants, rules
 from harness import progress as history
 from harness.bench import Table as BenchTable
 from harness.command import LangOpt, language, say_to
@@ -59,26 +59,35 @@ def _store() -> Store:
 def list_katas(lang: str = LangOpt) -> None:
     """Every kata, its levels, and your best graded result."""
     lang, store = language(lang), _store()
-    # Titles wrap, and a word too long for its column folds, never cut to "…".
-    head = {c: say(f"cli.col_{c}", lang) for c in ("kata", "title", "levels", "minutes", "best")}
-    table = Table(Column(head["kata"], no_wrap=True), Column(head["title"], overflow="fold"),
-                  head["levels"], head["minutes"], Column(head["best"], overflow="fold"))
     revealed = store.reveals()
+    rows = []
     for kata in catalog.all_katas():
         try:
-            kata.meta["levels"]
+            rows.append([kata.name, kata.title(lang), str(kata.num_levels),
+                         str(kata.spec.minutes), _best(store, kata, lang, kata.name in revealed)])
         except (KeyError, ValueError) as exc:  # a kata.toml being written, or broken
-            table.add_row(kata.name, Text(say("cli.incomplete", lang, error=exc), style="red"),
-                          "", "", "")
-            continue
-        best = store.best(kata.name)
-        result = say("cli.best", lang, n=best.best_level, passed=best.passed,
-                     total=best.total) if best else "—"
-        if kata.name in revealed:  # `kata solution` promised that a look is recorded
-            result += "\n" + say("cli.solution_seen", lang)
-        table.add_row(kata.name, kata.title(lang), str(kata.num_levels),
-                      str(kata.spec.minutes), result)
+            rows.append([kata.name, say("cli.incomplete", lang, error=exc), "", "", ""])
+    heads = [say(f"cli.col_{c}", lang) for c in ("kata", "title", "levels", "minutes", "best")]
+    widths = [max(cell_len(line) for cell in column for line in cell.split("\n"))
+              for column in zip(heads, *rows, strict=True)]
+    # Titles are wrapped here, by cells and never inside a word (rich would fold "stable" into
+    # "st" and "able"), in what the other columns leave: each takes its width, 2 of padding and
+    # a border.
+    room = max(console.width - sum(widths) + widths[1] - 3 * len(heads) - 1, 12)
+    table = Table(Column(heads[0], no_wrap=True), Column(heads[1], overflow="fold"), *heads[2:4],
+                  Column(heads[4], overflow="fold"))
+    for row in rows:
+        table.add_row(row[0], "\n".join(cjk.wrap(row[1], room)), *row[2:])
     console.print(table)
+
+
+def _best(store: Store, kata: catalog.Kata, lang: str, revealed: bool) -> str:
+    best = store.best(kata.name)
+    result = say("cli.best", lang, n=best.best_level, passed=best.passed,
+                 total=best.total) if best else "—"
+    if revealed:  # `kata solution` promised that a look is recorded
+        result += "\n" + say("cli.solution_seen", lang)
+    return result
 
 
 @app.command()

@@ -143,8 +143,8 @@ def gate(run: KataRun) -> str:
     names = say("grade.level", n=blocked[0]) if one else \
         say("grade.levels", first=blocked[0], last=blocked[-1])
     shown = ", ".join(f"{counts[lvl][0]}/{counts[lvl][1]}" for lvl in blocked)
-    return say("grade.gate", next=run.best_level + 1, names=names, shown=shown,
-               verb=say("grade.gate_counts" if one else "grade.gate_count"))
+    return say("grade.gate_one" if one else "grade.gate_many", next=run.best_level + 1,
+               names=names, shown=shown)
 
 
 def write_json(runs: list[KataRun], path: Path) -> None:

@@ -10,6 +10,7 @@ from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from harness import cjk, words
+from harness import lang as language
 from harness.cli import app
 
 HAN = re.compile(r"[\u3400-\u9fff]")
