@@ -14,7 +14,7 @@ import forkserver
 import pytest
 
 from harness import catalog, metadata, mutants, rules
-from harness.interviewer import html, script, suite
+from harness.interviewer import document, script, suite
 
 KATAS = catalog.all_katas()
 
@@ -83,7 +83,7 @@ def test_the_interviewer_script_renders_in_both_languages(kata, lang):
     built = script.build(kata, lang, collected(kata))  # a missing text raises KeyError here
     assert len(built.sheets) == kata.num_levels and built.followups and built.selfcheck
     assert not built.other_mistakes, [m.name for m in built.other_mistakes]
-    page = html.script_page(built)
+    page = document.page(document.script(built))
     assert "http" not in page and f'lang="{lang}"' in page
 
 

@@ -12,8 +12,9 @@ from rich.console import Console
 from harness import catalog, command, grading
 from harness.command import SessionLangOpt as LangOpt
 from harness.command import checked_lang as _lang
-from harness.interviewer import html, report, say, screens, script, suite, watch
+from harness.interviewer import document, report, say, script, suite, watch
 from harness.lang import lang as default_lang
+from harness.screen import Screen
 from harness.session import interview, rubric
 from harness.session.clock import clock, when
 from harness.session.log import Mode, Session, Sessions
@@ -86,10 +87,14 @@ def _checked(session: Session, kata_name: str | None, lang: str | None) -> Sessi
     return session
 
 
-def _write(path: Path, text: str, lang: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    note(say("wrote", lang, path=path))
+def _show(doc: document.Document, html_file: Path | None) -> None:
+    """On the terminal, or as one HTML page in `html_file`."""
+    if html_file is None:
+        document.show(console, doc)
+        return
+    html_file.parent.mkdir(parents=True, exist_ok=True)
+    html_file.write_text(document.page(doc), encoding="utf-8")
+    note(say("wrote", doc.lang, path=html_file))
 
 
 @interviewer.command("script")
@@ -113,11 +118,7 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
         tests = suite.hidden_tests(kata)
     except grading.GradingError as exc:
         raise fail(str(exc)) from exc
-    built = script.build(kata, lang, tests)
-    if html_file is not None:
-        _write(html_file, html.script_page(built), lang)
-    else:
-        screens.print_script(console, built)
+    _show(document.script(script.build(kata, lang, tests)), html_file)
 
 
 @interviewer.command("watch")
@@ -276,7 +277,7 @@ def _entries(kata: catalog.Kata, lang: str, dimension: list[str], evidence: list
 
 def _ask(kata: catalog.Kata, session: Session, lang: str) -> list[tuple]:
     """Each dimension with its anchors, then each follow-up point, then the notes."""
-    printer = screens.Printer(console, lang)
+    printer = Screen(console, lang, "interviewer", wrap=True)
     printer.rule(say("score_title", lang, kata=kata.name, when=when(session.started)))
     entries = []
     for n, d in enumerate(rubric.dimensions(), start=1):
@@ -314,7 +315,4 @@ def report_(lang: str = LangOpt, html_file: Path = HtmlOpt, kata: str = KataOpt)
     with _guard():
         store, session, lang = _last_pair(lang, kata)
         built = report.build(store, session, interview.kata_of(session), lang)
-    if html_file is not None:
-        _write(html_file, html.report_page(built), lang)
-    else:
-        screens.print_report(console, built)
+    _show(document.report(built), html_file)
