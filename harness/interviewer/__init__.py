@@ -4,8 +4,8 @@ layer (harness.session).
 script (the sheet per level, read from both metadata files and the mutants), suite (the hidden
 tests' titles by level), mistakes (which classic mistakes a failing title points at), watch (the
 live view of the open session), timeline and report (the candidate's feedback), document (both
-as one document: on the terminal, or one HTML page) and commands (the CLI). `say` speaks the catalogue's
-`interviewer` section."""
+as one document: on the terminal, or one HTML page) and commands (the CLI). `say` speaks the
+catalogue's `interviewer` section."""
 
 from __future__ import annotations
 
