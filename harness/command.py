@@ -188,11 +188,11 @@ class DefaultGroup(Group):
     subcommands (click would read `submit` as a kata name). Typer ships its own click, so
     nothing here imports `click` (a plain install does not have it)."""
     default = ""
-    usage = ""
+    usage = ""  # DEFAULT's arguments
     when_empty = False  # no ARGS at all means DEFAULT too (else: the group's help)
 
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
-        return [self.usage]
+        return [self.usage, "|", say("help.command_piece", "en")]
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         if (args or self.when_empty) and (not args or (

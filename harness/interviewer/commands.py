@@ -27,7 +27,7 @@ console = Console()
 class InterviewerGroup(command.DefaultGroup):
     """`kata interviewer KATA [OPTIONS]` means `kata interviewer script KATA [OPTIONS]`."""
     default = "script"
-    usage = "KATA [--lang en|zh-TW] [--html FILE] | COMMAND [ARGS]..."
+    usage = "KATA [--lang en|zh-TW] [--html FILE]"
 
 
 interviewer = command.App(

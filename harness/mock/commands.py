@@ -26,7 +26,7 @@ console = Console()
 class MockGroup(command.DefaultGroup):
     """`kata mock [KATA] [OPTIONS]` means `kata mock start [KATA] [OPTIONS]`."""
     default, when_empty = "start", True
-    usage = "[KATA] [--brief | --pair] [--minutes N] [--lang en|zh-TW] | COMMAND [ARGS]..."
+    usage = "[KATA] [--brief | --pair] [--minutes N] [--lang en|zh-TW]"
 
 
 mock = command.App(
