@@ -45,9 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "docs" / "glossary.toml"
 # Where zh-TW text lives, as globs under the repository: add a file or a pattern here and both the
 # command and tests/test_zh_typography.py check it.
-SOURCES = ["katas/*/kata.toml", "harness/suites/*/*.toml", "harness/interviewer/*.toml",
-           "harness/mock/text.py", "harness/interviewer/text.py", "harness/help.toml",
-           "docs/**/*.zh-TW.md", "docs/benchmarks/zh-TW.toml"]
+SOURCES = ["katas/*/kata.toml", "harness/suites/*/*.toml", "harness/session/*.toml",
+           "harness/words.toml", "docs/**/*.zh-TW.md", "docs/benchmarks/zh-TW.toml"]
 
 HAN = r"\u3400-\u9fff"
 WIDE = r"\u3000-\u303f\uff00-\uffef"  # full-width marks: 。，、；：（）「」
@@ -284,6 +283,9 @@ def fixed(path: Path, rules: list[Callable[[str], str]] | None = None) -> str:
     literals that hold Chinese."""
     rules = list(RULES.values()) if rules is None else rules
     raw = path.read_text(encoding="utf-8")
+    if path.name == "words.toml":  # the catalogue: one text a line, fixed where it holds Chinese
+        return "".join(_held(line, rules) if re.search(f"[{HAN}]", line) else line
+                       for line in raw.splitlines(keepends=True))
     if path.suffix != ".py":  # the rules fire beside Chinese only: TOML keys, English untouched
         new = _held(raw, rules)
         if path.suffix == ".toml":

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from harness import catalog
-from harness.interviewer import html, report, rubric, script, suite
-from harness.mock.session import Kind, Mode, Reason, Sessions
+from harness.interviewer import document, report, script, suite
+from harness.session import rubric
+from harness.session.log import Kind, Mode, Reason, Sessions
 from harness.store import Store
 
 from .test_docs_browser import CHROMIUM, FLAGS, Tab, _Quiet, cjk_font_missing, sync_api
@@ -50,7 +51,8 @@ def write_pages(folder, lang: str) -> list[str]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KATA_HOME", str(folder / "home"))
         built = script.build(AUC, lang, suite.hidden_tests(AUC))
-        (folder / f"script-{lang}.html").write_text(html.script_page(built), encoding="utf-8")
+        page = document.page(document.script(built))
+        (folder / f"script-{lang}.html").write_text(page, encoding="utf-8")
         store = Store()
         sessions = Sessions(store)
         session = sessions.start("auc_roc", "/tmp/auc.py", lang, 3, 40, 1000.0, Mode.PAIR)
@@ -63,7 +65,8 @@ def write_pages(folder, lang: str) -> list[str]:
         rubric.Scores(store).record(session.id, 1600.0, [
             (d.id, 3, "a line of evidence that is long enough to wrap on a phone screen")
             for d in rubric.dimensions()] + [(rubric.point_item(1, 1), 1, "")])
-        page = html.report_page(report.build(store, sessions.get(session.id), AUC, lang))
+        page = document.page(document.report(report.build(store, sessions.get(session.id), AUC,
+                                                           lang)))
         (folder / f"report-{lang}.html").write_text(page, encoding="utf-8")
     return [f"script-{lang}.html", f"report-{lang}.html"]
 
