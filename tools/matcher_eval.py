@@ -8,8 +8,8 @@
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
-(held_out = false, the only half looked at while tuning) and held out. --show never lists a
-held-out question, so that they stay unseen.
+(held_out = false, the only part looked at while tuning), held out, and blind (the second set,
+tests/matcher/blind/). --show never lists a held-out or blind question, so that they stay unseen.
 """
 
 from __future__ import annotations
@@ -33,21 +33,33 @@ KINDS = ("right", "asked back", "wrong", "no answer")
 OFFERED = "of the right, by an ask-back"  # counted apart: right, but not answered outright
 
 
+# The splits: the first set's tuning two thirds and held-out third (tests/matcher/*.toml), and
+# the second set (tests/matcher/blind/*.toml), five other katas, written by someone who never
+# saw the phrasings and never tuned on.
+SPLITS = ("tuned", "held out", "blind")
+
+
 @dataclass(frozen=True)
 class Case:
     kata: str
     text: str
     level: int
     label: tuple[str, ...]
-    held_out: bool
+    split: str
+
+    @property
+    def held_out(self) -> bool:
+        return self.split != "tuned"
 
 
 def cases() -> list[Case]:
-    """Every question of the evaluation set, in file order."""
+    """Every question of the evaluation sets, in file order."""
     found = []
-    for path in sorted(EVAL_DIR.glob("*.toml")):
+    for path in sorted(EVAL_DIR.glob("*.toml")) + sorted(EVAL_DIR.glob("blind/*.toml")):
+        blind = path.parent.name == "blind"
         for q in tomllib.loads(path.read_text(encoding="utf-8"))["q"]:
-            found.append(Case(path.stem, q["text"], q["level"], tuple(q["label"]), q["held_out"]))
+            split = "blind" if blind else "held out" if q["held_out"] else "tuned"
+            found.append(Case(path.stem, q["text"], q["level"], tuple(q["label"]), split))
     return found
 
 
@@ -94,8 +106,8 @@ def before(meta: dict):
     return heard
 
 
-def run(old: bool = False) -> tuple[dict[tuple[str, bool], Counter], list[str]]:
-    """(counts by (kata, held_out), the tuning questions not right with what they were heard as)."""
+def run(old: bool = False) -> tuple[dict[tuple[str, str], Counter], list[str]]:
+    """(counts by (kata, split), the tuning questions not right with what they were heard as)."""
     counts: dict[tuple[str, bool], Counter] = {}
     misses = []
     heard_by: dict[str, object] = {}
@@ -106,31 +118,38 @@ def run(old: bool = False) -> tuple[dict[tuple[str, bool], Counter], list[str]]:
         levels = {q["id"]: q.get("level", 1) for q in meta["questions"]}
         heard = heard_by[case.kata](case.text, case.level)
         kind = judge(case, heard, levels)
-        counts.setdefault((case.kata, case.held_out), Counter())[kind] += 1
+        counts.setdefault((case.kata, case.split), Counter())[kind] += 1
         if kind == "right" and heard.outcome is Outcome.ASK_BACK:
-            counts[case.kata, case.held_out][OFFERED] += 1
+            counts[case.kata, case.split][OFFERED] += 1
         if kind != "right" and not case.held_out:
             misses.append(f"{case.kata} L{case.level} {kind}: {case.text!r}\n    label "
                           f"{list(case.label)}, heard {heard.outcome.value} {list(heard.ids)}")
     return counts, misses
 
 
-def table(counts: dict[tuple[str, bool], Counter]) -> str:
+def totals(counts: dict[tuple[str, str], Counter]) -> dict[str, Counter]:
+    """The counts of each split, all katas together."""
+    found = {split: Counter() for split in SPLITS}
+    for (_, split), c in counts.items():
+        found[split].update(c)
+    return found
+
+
+def table(counts: dict[tuple[str, str], Counter]) -> str:
     """A Markdown table: per kata and split, each kind as a count and a percentage."""
     lines = ["| kata | split | n | " + " | ".join(KINDS + (OFFERED,)) + " |",
              "|---|---|---|" + "---|" * (len(KINDS) + 1)]
-    totals = {False: Counter(), True: Counter()}
-    for (kata, held_out), c in sorted(counts.items()):
-        totals[held_out].update(c)
-        lines.append(_row(kata, held_out, c))
-    lines += [_row("**all**", held_out, totals[held_out]) for held_out in (False, True)]
+    order = {split: i for i, split in enumerate(SPLITS)}
+    for (kata, split), c in sorted(counts.items(), key=lambda kc: (order[kc[0][1]], kc[0][0])):
+        lines.append(_row(kata, split, c))
+    lines += [_row("**all**", split, c) for split, c in totals(counts).items() if c]
     return "\n".join(lines)
 
 
-def _row(kata: str, held_out: bool, c: Counter) -> str:
+def _row(kata: str, split: str, c: Counter) -> str:
     n = sum(c[k] for k in KINDS)
     cells = " | ".join(f"{c[k]} ({100 * c[k] / n:.0f} %)" for k in KINDS + (OFFERED,))
-    return f"| {kata} | {'held out' if held_out else 'tuned'} | {n} | {cells} |"
+    return f"| {kata} | {split} | {n} | {cells} |"
 
 
 def timing() -> str:
