@@ -74,6 +74,7 @@ UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rare
 PREFIX = 6         # an English word longer than this is also known by its first PREFIX letters
 LEVEL_BONUS = 0.30  # most questions are about the level just opened: its items weigh this more
 OPEN_WEIGHT = 0.85  # an open point weighs less: where a question covers it too, the question wins
+LATER_LEAD = 0.70  # a later level's best item leads when the open levels' best is below this share
 MAX_OFFERED = 3
 # The candidate says the question looks ahead: a later level's item among the close ones wins.
 _LATER_CUE = re.compile(r"\b(later|next level|future level|levels? [2-9]|eventually|upcoming|"
@@ -333,8 +334,9 @@ class Matcher:
         `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise
         the best item decides only when it is clear, above SURE with no runner-up within MARGIN
         of it: a question of an open level is ANSWER, an open point OPEN, either of a later
-        level LATER. A later item above SURE at the top of a near tie is LATER too, and so is a
-        later item among the close ones when the candidate says the question looks ahead
+        level LATER. A later item at the top is LATER too when it is above SURE or when the
+        open levels' best scores under LATER_LEAD of it, and so is a later item among the
+        close ones when the candidate says the question looks ahead
         ("later", "next level", 「下一關」): what a later level settles is never offered as open
         or answered by an earlier level's question. A near tie or a weak best offers
         the open levels' questions among the close ones back (ASK_BACK), best first. Nothing
@@ -362,7 +364,9 @@ class Matcher:
             return Match(Outcome.NONE, lang)
         later = [item for item in close if item.level > level]
         ahead = _LATER_CUE.search(asked.lower()) is not None
-        if later and (ahead or top_score >= SURE and top in later):
+        now_best = max(score for score, item in scored if item.level <= level)
+        leads = top in later and now_best < LATER_LEAD * top_score
+        if later and (ahead or leads or top_score >= SURE and top in later):
             return Match(Outcome.LATER, lang, (later[0].id,), later[0].level)
         offered = tuple(i.id for i in close
                         if i.level <= level and not i.is_open_point and i.id != ASIDE)
