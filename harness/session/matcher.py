@@ -141,6 +141,10 @@ scale scaling scaled autoscale autoscaler
 start starts starting startup boot boots booting cold
 ready
 panic panicking
+crash crashes crashed crashing
+retry retries retried retrying
+thread threads threading
+rollback rollbacks roll-back
 validate validation validates check checks checked checking verify
 allowed allow ok accepted fine legal permitted
 """
@@ -167,6 +171,11 @@ ZH_TERMS = {
     "副本": "replica", "擴展": "scale", "縮減": "scale", "擴縮": "scale", "啟動": "start",
     "冷啟動": "start", "就緒": "ready", "恐慌": "panic", "驗證": "validate", "檢查": "validate",
     "允許": "allowed", "空的": "empty", "為空": "empty", "執行中": "inflight",
+    "逐出": "evict", "執行緒": "thread", "關閉": "close", "當機": "crash", "崩潰": "crash",
+    "重試": "retry", "回滾": "rollback", "優先": "priority", "門檻": "threshold",
+    "閾值": "threshold", "標籤": "label", "分數": "score", "曲線": "curve", "長度": "length",
+    "模型": "model", "版本": "version", "預算": "budget", "樣本": "sample", "分流": "split",
+    "呼叫": "call", "參數": "argument", "設定": "setting", "上限": "limit", "逾期": "late",
 }
 ZH_FILLER = set("的了嗎呢吧啊呀嘛喔哦是")  # a character pair holding one of these says little
 
@@ -225,6 +234,8 @@ def _canon() -> dict[str, str]:
 
 
 CANON = _canon()
+# The Chinese words' English, stemmed and canonical as an English text's words are, so they meet.
+ZH_CANON = {word: CANON.get(stem(english), stem(english)) for word, english in ZH_TERMS.items()}
 
 
 def language(text: str) -> str:
@@ -262,7 +273,7 @@ def terms(text: str) -> list[str]:
     text = text.lower()
     for phrase, replacement in _PHRASES:
         text = text.replace(phrase, replacement)
-    found = [canon for word, canon in ZH_TERMS.items() if word in text]
+    found = [canon for word, canon in ZH_CANON.items() if word in text]
     for run in _CJK_RUN.findall(text):
         found += _chinese(run)
     return found + _english(_CJK_RUN.sub(" ", text))
