@@ -4,7 +4,7 @@
     python tools/matcher_eval.py --before        # today's word-overlap matcher (harness/mock/ask)
     python tools/matcher_eval.py --show          # also every tuning question not right
     python tools/matcher_eval.py --time          # also how long indexing and matching take
-    python tools/matcher_eval.py --loo           # leave-one-phrasing-out, for all 15 katas
+    python tools/matcher_eval.py --loo           # leave-one-phrasing-out, for every kata
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness import catalog  # noqa: E402
-from harness.session.matcher import Match, Matcher, Outcome  # noqa: E402
+from harness.session.matcher import ASIDE, Match, Matcher, Outcome, _vector, terms  # noqa: E402
 
 EVAL_DIR = ROOT / "tests" / "matcher"
 KINDS = ("right", "asked back", "wrong", "no answer")
@@ -170,26 +170,39 @@ def timing() -> str:
 
 
 def leave_one_out() -> str:
-    """Each phrasing of each question, heard by a matcher that does not know that phrasing (at
-    the question's level): a rough estimate of paraphrase coverage for every kata, with or
-    without an evaluation set. Right: answered or offered; wrong: answered as another."""
-    lines = ["| kata | phrasings | " + " | ".join(KINDS) + " |", "|---|---|" + "---|" * len(KINDS)]
+    """Each phrasing of each question, heard by the kata's matcher with that phrasing taken out of
+    its question (the weights of terms kept): a rough estimate of paraphrase coverage for every
+    kata, with or without an evaluation set. At the question's level, right is answered or
+    offered and wrong is answered as another; a level earlier, right is deferred to its level
+    (the column "look-ahead deferred"), wrong is any confident answer."""
+    lines = ["| kata | phrasings | " + " | ".join(KINDS) + " | look-ahead deferred |",
+             "|---|---|" + "---|" * (len(KINDS) + 1)]
     for kata in catalog.all_katas():
-        meta, c = kata.meta, Counter()
-        for q in meta["questions"]:
-            for lang in catalog.LANGS:
-                texts = meta["phrasings"][q["id"]][lang]
-                for i, text in enumerate(texts):
-                    rest = {**meta["phrasings"], q["id"]: {**meta["phrasings"][q["id"]],
-                                                           lang: texts[:i] + texts[i + 1:]}}
-                    heard = Matcher({**meta, "phrasings": rest}).match(text, q["level"])
-                    hit = q["id"] in heard.ids
-                    c[{Outcome.ANSWER: "right" if hit else "wrong",
-                       Outcome.ASK_BACK: "right" if hit else "asked back",
-                       Outcome.NONE: "no answer"}.get(heard.outcome, "wrong")] += 1
+        matcher, c, ahead = Matcher(kata.meta), Counter(), Counter()
+        for i, item in enumerate(matcher.items):
+            if item.id == ASIDE or item.is_open_point:
+                continue
+            bags = [Counter(terms(text)) for text in item.phrasings]
+            vectors, whole = matcher.vectors[i], matcher.wholes[i]
+            for j, text in enumerate(item.phrasings):
+                rest = sum((b for k, b in enumerate(bags) if k != j), Counter())
+                matcher.vectors[i] = vectors[:j] + vectors[j + 1:]
+                matcher.wholes[i] = _vector(rest, matcher.idf, matcher.unknown)
+                heard = matcher.match(text, item.level)
+                hit = item.id in heard.ids
+                c[{Outcome.ANSWER: "right" if hit else "wrong",
+                   Outcome.ASK_BACK: "right" if hit else "asked back",
+                   Outcome.NONE: "no answer"}.get(heard.outcome, "wrong")] += 1
+                if item.level > 1:
+                    early = matcher.match(text, item.level - 1)
+                    ahead["n"] += 1
+                    ahead["deferred"] += (early.outcome is Outcome.LATER
+                                          and early.level == item.level)
+            matcher.vectors[i], matcher.wholes[i] = vectors, whole
         n = sum(c.values())
         lines.append(f"| {kata.name} | {n} | " + " | ".join(
-            f"{100 * c[k] / n:.0f} %" for k in KINDS) + " |")
+            f"{100 * c[k] / n:.0f} %" for k in KINDS) +
+            f" | {100 * ahead['deferred'] / max(ahead['n'], 1):.0f} % |")
     return "\n".join(lines)
 
 
