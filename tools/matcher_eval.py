@@ -4,12 +4,12 @@
     python tools/matcher_eval.py --before        # today's word-overlap matcher (harness/mock/ask)
     python tools/matcher_eval.py --show          # also every tuning question not right
     python tools/matcher_eval.py --time          # also how long indexing and matching take
-    python tools/matcher_eval.py --loo           # leave-one-phrasing-out, for all 15 katas
+    python tools/matcher_eval.py --loo           # leave-one-phrasing-out, for every kata
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
-(held_out = false, the only half looked at while tuning) and held out. --show never lists a
-held-out question, so that they stay unseen.
+(held_out = false, the only part looked at while tuning), held out, and blind (the second set,
+tests/matcher/blind/). --show never lists a held-out or blind question, so that they stay unseen.
 """
 
 from __future__ import annotations
@@ -26,11 +26,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness import catalog  # noqa: E402
-from harness.session.matcher import Match, Matcher, Outcome  # noqa: E402
+from harness.session.matcher import ASIDE, Match, Matcher, Outcome, _vector, terms  # noqa: E402
 
 EVAL_DIR = ROOT / "tests" / "matcher"
 KINDS = ("right", "asked back", "wrong", "no answer")
 OFFERED = "of the right, by an ask-back"  # counted apart: right, but not answered outright
+
+
+# The splits: the first set's tuning two thirds and held-out third (tests/matcher/*.toml), and
+# the second set (tests/matcher/blind/*.toml), five other katas, written by someone who never
+# saw the phrasings and never tuned on.
+SPLITS = ("tuned", "held out", "blind")
 
 
 @dataclass(frozen=True)
@@ -39,15 +45,21 @@ class Case:
     text: str
     level: int
     label: tuple[str, ...]
-    held_out: bool
+    split: str
+
+    @property
+    def held_out(self) -> bool:
+        return self.split != "tuned"
 
 
 def cases() -> list[Case]:
-    """Every question of the evaluation set, in file order."""
+    """Every question of the evaluation sets, in file order."""
     found = []
-    for path in sorted(EVAL_DIR.glob("*.toml")):
+    for path in sorted(EVAL_DIR.glob("*.toml")) + sorted(EVAL_DIR.glob("blind/*.toml")):
+        blind = path.parent.name == "blind"
         for q in tomllib.loads(path.read_text(encoding="utf-8"))["q"]:
-            found.append(Case(path.stem, q["text"], q["level"], tuple(q["label"]), q["held_out"]))
+            split = "blind" if blind else "held out" if q["held_out"] else "tuned"
+            found.append(Case(path.stem, q["text"], q["level"], tuple(q["label"]), split))
     return found
 
 
@@ -94,8 +106,8 @@ def before(meta: dict):
     return heard
 
 
-def run(old: bool = False) -> tuple[dict[tuple[str, bool], Counter], list[str]]:
-    """(counts by (kata, held_out), the tuning questions not right with what they were heard as)."""
+def run(old: bool = False) -> tuple[dict[tuple[str, str], Counter], list[str]]:
+    """(counts by (kata, split), the tuning questions not right with what they were heard as)."""
     counts: dict[tuple[str, bool], Counter] = {}
     misses = []
     heard_by: dict[str, object] = {}
@@ -106,31 +118,38 @@ def run(old: bool = False) -> tuple[dict[tuple[str, bool], Counter], list[str]]:
         levels = {q["id"]: q.get("level", 1) for q in meta["questions"]}
         heard = heard_by[case.kata](case.text, case.level)
         kind = judge(case, heard, levels)
-        counts.setdefault((case.kata, case.held_out), Counter())[kind] += 1
+        counts.setdefault((case.kata, case.split), Counter())[kind] += 1
         if kind == "right" and heard.outcome is Outcome.ASK_BACK:
-            counts[case.kata, case.held_out][OFFERED] += 1
+            counts[case.kata, case.split][OFFERED] += 1
         if kind != "right" and not case.held_out:
             misses.append(f"{case.kata} L{case.level} {kind}: {case.text!r}\n    label "
                           f"{list(case.label)}, heard {heard.outcome.value} {list(heard.ids)}")
     return counts, misses
 
 
-def table(counts: dict[tuple[str, bool], Counter]) -> str:
+def totals(counts: dict[tuple[str, str], Counter]) -> dict[str, Counter]:
+    """The counts of each split, all katas together."""
+    found = {split: Counter() for split in SPLITS}
+    for (_, split), c in counts.items():
+        found[split].update(c)
+    return found
+
+
+def table(counts: dict[tuple[str, str], Counter]) -> str:
     """A Markdown table: per kata and split, each kind as a count and a percentage."""
     lines = ["| kata | split | n | " + " | ".join(KINDS + (OFFERED,)) + " |",
              "|---|---|---|" + "---|" * (len(KINDS) + 1)]
-    totals = {False: Counter(), True: Counter()}
-    for (kata, held_out), c in sorted(counts.items()):
-        totals[held_out].update(c)
-        lines.append(_row(kata, held_out, c))
-    lines += [_row("**all**", held_out, totals[held_out]) for held_out in (False, True)]
+    order = {split: i for i, split in enumerate(SPLITS)}
+    for (kata, split), c in sorted(counts.items(), key=lambda kc: (order[kc[0][1]], kc[0][0])):
+        lines.append(_row(kata, split, c))
+    lines += [_row("**all**", split, c) for split, c in totals(counts).items() if c]
     return "\n".join(lines)
 
 
-def _row(kata: str, held_out: bool, c: Counter) -> str:
+def _row(kata: str, split: str, c: Counter) -> str:
     n = sum(c[k] for k in KINDS)
     cells = " | ".join(f"{c[k]} ({100 * c[k] / n:.0f} %)" for k in KINDS + (OFFERED,))
-    return f"| {kata} | {'held out' if held_out else 'tuned'} | {n} | {cells} |"
+    return f"| {kata} | {split} | {n} | {cells} |"
 
 
 def timing() -> str:
@@ -151,26 +170,39 @@ def timing() -> str:
 
 
 def leave_one_out() -> str:
-    """Each phrasing of each question, heard by a matcher that does not know that phrasing (at
-    the question's level): a rough estimate of paraphrase coverage for every kata, with or
-    without an evaluation set. Right: answered or offered; wrong: answered as another."""
-    lines = ["| kata | phrasings | " + " | ".join(KINDS) + " |", "|---|---|" + "---|" * len(KINDS)]
+    """Each phrasing of each question, heard by the kata's matcher with that phrasing taken out of
+    its question (the weights of terms kept): a rough estimate of paraphrase coverage for every
+    kata, with or without an evaluation set. At the question's level, right is answered or
+    offered and wrong is answered as another; a level earlier, right is deferred to its level
+    (the column "look-ahead deferred"), wrong is any confident answer."""
+    lines = ["| kata | phrasings | " + " | ".join(KINDS) + " | look-ahead deferred |",
+             "|---|---|" + "---|" * (len(KINDS) + 1)]
     for kata in catalog.all_katas():
-        meta, c = kata.meta, Counter()
-        for q in meta["questions"]:
-            for lang in catalog.LANGS:
-                texts = meta["phrasings"][q["id"]][lang]
-                for i, text in enumerate(texts):
-                    rest = {**meta["phrasings"], q["id"]: {**meta["phrasings"][q["id"]],
-                                                           lang: texts[:i] + texts[i + 1:]}}
-                    heard = Matcher({**meta, "phrasings": rest}).match(text, q["level"])
-                    hit = q["id"] in heard.ids
-                    c[{Outcome.ANSWER: "right" if hit else "wrong",
-                       Outcome.ASK_BACK: "right" if hit else "asked back",
-                       Outcome.NONE: "no answer"}.get(heard.outcome, "wrong")] += 1
+        matcher, c, ahead = Matcher(kata.meta), Counter(), Counter()
+        for i, item in enumerate(matcher.items):
+            if item.id == ASIDE or item.is_open_point:
+                continue
+            bags = [Counter(terms(text)) for text in item.phrasings]
+            vectors, whole = matcher.vectors[i], matcher.wholes[i]
+            for j, text in enumerate(item.phrasings):
+                rest = sum((b for k, b in enumerate(bags) if k != j), Counter())
+                matcher.vectors[i] = vectors[:j] + vectors[j + 1:]
+                matcher.wholes[i] = _vector(rest, matcher.idf, matcher.unknown)
+                heard = matcher.match(text, item.level)
+                hit = item.id in heard.ids
+                c[{Outcome.ANSWER: "right" if hit else "wrong",
+                   Outcome.ASK_BACK: "right" if hit else "asked back",
+                   Outcome.NONE: "no answer"}.get(heard.outcome, "wrong")] += 1
+                if item.level > 1:
+                    early = matcher.match(text, item.level - 1)
+                    ahead["n"] += 1
+                    ahead["deferred"] += (early.outcome is Outcome.LATER
+                                          and early.level == item.level)
+            matcher.vectors[i], matcher.wholes[i] = vectors, whole
         n = sum(c.values())
         lines.append(f"| {kata.name} | {n} | " + " | ".join(
-            f"{100 * c[k] / n:.0f} %" for k in KINDS) + " |")
+            f"{100 * c[k] / n:.0f} %" for k in KINDS) +
+            f" | {100 * ahead['deferred'] / max(ahead['n'], 1):.0f} % |")
     return "\n".join(lines)
 
 
