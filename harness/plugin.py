@@ -259,11 +259,31 @@ def _verdict(excinfo) -> str:
         return SLOW_WRONG if timeout.found_failure else str(timeout)
     if excinfo.errisinstance(NotRun):
         return NOT_RUN
-    if excinfo.errisinstance((AssertionError, pytest.fail.Exception)):
+    if isinstance(excinfo.value, BaseExceptionGroup):  # Hypothesis: several distinct failures
+        return _group_verdict(excinfo.value)
+    return _kind(excinfo.value)
+
+
+def _kind(exc: BaseException) -> str:
+    if isinstance(exc, AssertionError | pytest.fail.Exception):
         return "wrong answer"
-    if excinfo.errisinstance(NotImplementedError):
+    if isinstance(exc, NotImplementedError):
         return "not implemented yet"
-    return f"raised {excinfo.typename}"
+    return f"raised {type(exc).__name__}"
+
+
+def _group_verdict(group: BaseExceptionGroup) -> str:
+    """What the distinct failures were, never the group that carries them: "wrong answer (2
+    distinct failing examples)", or the kinds when they differ ("wrong answer; raised KeyError")."""
+    leaves = _leaves(group)
+    kinds = list(dict.fromkeys(_kind(e) for e in leaves))
+    return f"{'; '.join(kinds)} ({len(leaves)} distinct failing examples)"
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for e in exc.exceptions for leaf in _leaves(e)]
+    return [exc]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -357,7 +377,9 @@ def record(config: pytest.Config, run: KataRun) -> str:
     hidden = [r for r in run.results if r.level != EXAMPLES]
     if via == "none":
         return ""
-    if impl == "solution" or impl.startswith(catalog.MUTANT_PREFIX):
+    kata = catalog.get(run.kata)
+    if impl == "solution" or impl.startswith(catalog.MUTANT_PREFIX) or (
+            impl != "stub" and kata.impl_path(impl).resolve() == kata.solution_path.resolve()):
         return f"not recorded: only your own files are, not --impl={impl}"
     if not hidden:
         return "not recorded: the hidden suite did not run"
@@ -366,6 +388,9 @@ def record(config: pytest.Config, run: KataRun) -> str:
             run.import_error is None and any(r.nodeid not in ran for r in hidden)):
         return "not recorded: only part of the hidden suite ran (-k, -m, -x, --kata-title)"
     counts = {str(level): list(pt) for level, pt in run.level_counts().items()}
+    if impl != "stub":  # a path, absolute, so `kata list` names it wherever it was typed
+        path = kata.impl_path(impl).resolve()
+        impl = "stub" if path == kata.stub_path.resolve() else str(path)
     attempt = Attempt(run.kata, impl, time.time(), run.best_level, run.hidden_passed,
                       run.hidden_total, counts, via)
     try:
