@@ -197,7 +197,9 @@ def test_several_distinct_failures_are_named_by_what_they_are_never_as_a_group()
     from harness.plugin import _verdict
 
     def verdict(*errors: BaseException) -> str:
-        return _verdict(pytest.ExceptionInfo.from_exception(ExceptionGroup("Hypothesis", errors)))
+        with pytest.raises(ExceptionGroup) as raised:
+            raise ExceptionGroup("Hypothesis", errors)
+        return _verdict(raised)
 
     assert verdict(AssertionError("a"), AssertionError("b")) == \
         "wrong answer (2 distinct failing examples)"
