@@ -80,6 +80,8 @@ def list_katas(lang: str = LangOpt) -> None:
             continue
         best = store.best(kata.name)
         result = f"level {best.best_level} ({best.passed}/{best.total})" if best else "—"
+        if best and best.impl != "stub":  # a file of the learner's outside katas/
+            result += f"\n{best.impl}"
         if kata.name in revealed:  # `kata solution` promised that a look is recorded
             result += "\nsolution seen"
         table.add_row(kata.name, kata.title(lang), str(kata.num_levels),
