@@ -146,6 +146,24 @@ def test_the_calls_generate_makes(impl, case):
         steps += 1
 
 
+@grade("each decode call's new mask column must be 1 for a row still generating and 0 for a row "
+       "that has ended", hint="calls")
+def test_the_new_mask_column_marks_the_rows_still_generating(impl):
+    eos = greedy(SPEC, PROMPTS[1], 1)[0]  # row 1 ends at its first token, the others go on
+    want = alone(PROMPTS, 4, eos)
+    assert len(want[1]) == 1 and min(len(want[0]), len(want[2])) > 2
+    gpt = model(impl)
+    calls = spy(gpt)
+    gpt.generate(copy.deepcopy(PROMPTS), 4, eos)
+    for j, call in enumerate(calls[1:], start=1):  # call j feeds each row's j-th new token
+        going = [1 if len(row) > j else 0 for row in want]
+        column = [int(m) for m in call.mask[:, -1].tolist()]
+        if len(column) == len(PROMPTS):  # every row kept: each row's own entry
+            assert column == going, f"decode call {j}: new column {column}, want {going}"
+        else:  # ended rows dropped: the kept ones must include every live row, each with a 1
+            assert sum(column) == sum(going), f"decode call {j}: new column {column}"
+
+
 # --- bad input ----------------------------------------------------------------------------------
 
 def weights_without(key: str) -> dict:
