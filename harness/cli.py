@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Column, Table
 
-from harness import catalog, grading, helplang, mutants, render, rules
+from harness import catalog, diagnosis, grading, helplang, mutants, render, rules
 from harness.bench import Table as BenchTable
 from harness.interviewer.commands import interviewer
 from harness.loader import ImplError, load_module
@@ -306,3 +306,11 @@ def print_rule_map(kata: catalog.Kata, rule_list: list[rules.Rule],
                   **plain)
     for problem in problems:
         console.print(f"  ✗ {problem}", style="red", **plain)
+    try:
+        rate = diagnosis.top1(kata)
+    except diagnosis.NoSignatures as exc:
+        console.print(f"diagnosis: {exc}", style="yellow", **plain)
+        return
+    console.print(f"diagnosis top-1: {rate.hits}/{rate.total} ({rate.share:.1%}) mutants ranked "
+                  f"first (or an equal signature) by their own failures; "
+                  f"{len(rate.shared)} groups share a signature", **plain)
