@@ -11,6 +11,12 @@ For the interviewer's watch and report and the mock's hint ladder:
 
     likely(kata, failing_titles, open_levels) -> at most two Likely records, best first
 
+e.g. `likely(kata, {r.title for r in run.results if r.failed and r.level > 0}, range(1, open + 1))`
+for one submit's KataRun; each record's `mutant` gives its text by `mutants.get(kata, name)`, and
+the hint category of `caught_by[0]` (the run's results carry every title's hint) is where the
+mock's next hint goes. A kata whose signatures.toml is missing or stale raises NoSignatures:
+show no likely mistake rather than a guess from stale data.
+
 Both sets are read at the open levels only: a test of a level not open yet neither counts as a
 failure to explain nor as one a mistake would add.
 """
@@ -37,6 +43,8 @@ class Likely:
     explained: int  # the submit's failures it would also fail
     unexplained: int  # the submit's failures it would not
     added: int  # failures it would add that the submit does not show
+    caught_by: tuple[str, ...]  # the tests named to catch it; the first one's hint category is
+    #                             the mistake's (the mock's next hint goes there)
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,7 @@ class Mistake:
     name: str
     level: int
     signature: frozenset[str]
+    caught_by: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -74,7 +83,7 @@ def _mistakes(kata: Kata, fingerprint: str) -> tuple[dict[str, int], tuple[Mista
         sig = stored.signatures.get(m.name, frozenset())
         own = [levels[r] for r in m.rules if r in levels] or \
               [stored.tests[t] for t in m.caught_by if t in stored.tests] or [1]
-        found.append(Mistake(m.name, min(own), sig))
+        found.append(Mistake(m.name, min(own), sig, m.caught_by))
     return stored.tests, tuple(found)
 
 
@@ -104,7 +113,8 @@ def rank(kata: Kata, failing: Iterable[str], levels: Iterable[int]) -> list[Like
             continue
         score = both / len(sig | fails)
         ranked.append((-score, len(sig - fails), order,
-                       Likely(m.name, m.level, score, both, len(fails) - both, len(sig - fails))))
+                       Likely(m.name, m.level, score, both, len(fails) - both, len(sig - fails),
+                              m.caught_by)))
     return [entry[-1] for entry in sorted(ranked, key=lambda e: e[:3])]
 
 
