@@ -127,14 +127,19 @@ def compute(kata: catalog.Kata) -> signatures.Signatures:
 
 def failing(kata: catalog.Kata, impl: str, run, limit: float | None) -> frozenset[str]:
     """The titles `run` failed. A failure that only the clock gave (a timeout, a test left out
-    after a hang) may be the load of the machine: such tests run once more, on their own, and
-    count only if they fail again, so that a signature does not depend on what else was running."""
+    after a hang) may be the load of the machine: such tests run once more, on their own, with
+    RETRY seconds each (a mutant's own time_limit where it names one), and count only if they
+    fail again, so that a signature does not depend on what else was running."""
     failed = {r.title for r in run.results if r.failed}
     timed = sorted({r.title for r in run.results if r.failed and r.verdict.startswith(CLOCK)})
     if timed:
-        again, _ = grading.grade_collected(kata, impl, timed, exitfirst=False, timeout=limit)
+        again, _ = grading.grade_collected(kata, impl, timed, exitfirst=False,
+                                           timeout=limit or RETRY)
         failed -= set(timed) - {r.title for r in again.results if r.failed}
     return frozenset(failed)
+
+
+RETRY = 90.0  # seconds per test when a clock failure is graded again: far above any test's own
 
 
 CLOCK = ("timed out", "not run", "wrong answer (a failing example was found; time ran out")
