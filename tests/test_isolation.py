@@ -26,6 +26,25 @@ def titles(kata: catalog.Kata) -> dict[str, int]:
     return {r.title: r.level for r in run.results}
 
 
+def test_closed_names_methods_and_parameters_raise_not_implemented_only_for_the_caller():
+    paged = catalog.get("paged_kv_cache")
+    names = isolation.closed(paged.solution_path, ["BlockManager.fork", "BlockManager.ref_count",
+                                                   "BlockManager(prefix_caching)"])
+    bm = names["BlockManager"](4, 2)  # a parameter left out is no call of it
+    bm.allocate("a", [1, 2, 3])
+    bm.free("a")  # the reference's own use of what is closed passes through
+    for call in (lambda: bm.fork("a", "b"), lambda: bm.ref_count(0),
+                 lambda: names["BlockManager"](4, 2, prefix_caching=True)):
+        with pytest.raises(NotImplementedError, match="opened by a later level"):
+            call()
+    auto = catalog.get("queue_autoscaler")
+    scaler = isolation.closed(auto.solution_path, ["QueueAutoscaler.panicking"])
+    with pytest.raises(NotImplementedError):
+        assert scaler["QueueAutoscaler"](target=2, max_replicas=4).panicking  # a property
+    with pytest.raises(ValueError, match="names nothing"):
+        isolation.closed(auto.solution_path, ["QueueAutoscaler.no_such_method"])
+
+
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
 def test_every_level_names_the_api_it_adds_and_each_name_is_the_references(kata):
     for level in range(1, kata.num_levels + 1):
