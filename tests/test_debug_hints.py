@@ -76,3 +76,34 @@ def test_every_failing_hint_points_at_a_planted_bug(kata, tmp_path):
                 problems.append(f"[hints.{hint}] {lang}: the pointer names none of the code of "
                                 f"{', '.join(sorted(bugs))}, e.g. {', '.join(sorted(allowed)[:8])}")
     assert not problems, "\n".join(problems)
+
+
+PLANTED = [pytest.param(k, m, id=f"{k.name}-{m.name}") for k in DEBUG_KATAS
+           for m in mutants.load(k) if m.planted]
+PRECISION = 0.8  # the share of a planted bug's failing tests that must carry its own category
+
+
+@pytest.mark.parametrize("kata, mutant", PLANTED)
+def test_a_planted_bug_alone_fails_tests_of_its_own_hint_category(kata, mutant):
+    """Its own category is the hint of the first test it names (caught_by). At least 80 % of
+    the hidden tests it fails carry it, and the first failing line of its scorecard does: a
+    debugging round is graded on finding the bug, and a hint that points elsewhere misleads."""
+    hints = {r.title: r.hint for r in collected_hints(kata)}
+    own = hints[mutant.caught_by[0]]
+    run, output = grading.grade_collected(kata, f"mutant:{mutant.name}", [], exitfirst=False)
+    # One per scorecard line: parametrized cases share a title and a line.
+    failing = list({r.title: r for r in run.results if r.failed and r.level > 0}.values())
+    assert failing, output[-2000:]
+    share = sum(r.hint == own for r in failing) / len(failing)
+    others = sorted({f"{r.title} [{r.hint}]" for r in failing if r.hint != own})
+    print(f"{kata.name} {mutant.name}: {share:.0%} of {len(failing)} failing tests in [{own}]; "
+          f"first line [{failing[0].hint}]")
+    assert failing[0].hint == own, f"the first failing line is [{failing[0].hint}], not [{own}]"
+    assert share >= PRECISION, (f"{share:.0%} of its {len(failing)} failing tests carry [{own}]; "
+                                "the others:\n" + "\n".join(others))
+
+
+def collected_hints(kata):
+    run, output = grading.grade(kata, "solution", "--collect-only", hidden_only=True, warm=True)
+    assert run.results, output[-2000:]
+    return run.results
