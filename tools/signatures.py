@@ -122,6 +122,8 @@ def compute(kata: catalog.Kata) -> signatures.Signatures:
         run, _ = grading.grade_collected(kata, impl, chosen, exitfirst=False,
                                          timeout=mutant.time_limit)
         found[mutant.name] = failing(kata, impl, run, mutant.time_limit)
+        print(f"  {mutant.name}: {len(found[mutant.name])} of {len(chosen) or len(tests)} "
+              "graded tests fail", flush=True)
     return signatures.Signatures(fingerprint, tests, found)
 
 
