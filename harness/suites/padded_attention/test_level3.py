@@ -236,8 +236,10 @@ def test_pack_then_unpack(impl, mask, side, seed):
 
 
 def zero_heads(values: list[float]) -> tuple[np.ndarray, ...]:
+    # Floating values: Level 2 leaves non-floating q, k, v open, so an int v may be rejected.
     n = len(values)
-    return np.zeros((n, 1, 2)), np.zeros((n, 1, 2)), np.array(values).reshape(n, 1, 1)
+    v = np.array(values, dtype=np.float64).reshape(n, 1, 1)
+    return np.zeros((n, 1, 2)), np.zeros((n, 1, 2)), v
 
 
 @grade("varlen attention must stay within each sequence", "packing")
