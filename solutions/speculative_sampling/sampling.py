@@ -71,11 +71,12 @@ def _logits(logits, ndim: int) -> np.ndarray:
     if logits.shape[-1] == 0:
         raise ValueError("logits need at least one token (V >= 1)")
     x = logits.astype(np.float64, copy=False)  # before any arithmetic: int8 would wrap
-    if np.isnan(x).any():
+    top = x.max(axis=-1, initial=-np.inf)  # NaN in a row that holds one; no B x V temporaries
+    if np.isnan(top).any():
         raise ValueError("logits must not hold NaN")
-    if np.isposinf(x).any():
+    if np.isposinf(top).any():
         raise ValueError("logits must not hold +inf")
-    if not np.isfinite(x).any(axis=-1).all():
+    if np.isneginf(top).any():
         raise ValueError("every row of logits needs a finite value")
     return x
 
@@ -101,21 +102,32 @@ def _column(values, batch: int, what: str, kinds: str, check) -> np.ndarray:
 def _keep(p: np.ndarray, rows: np.ndarray, keep: np.ndarray) -> None:
     """Zero what a step drops in `rows` and renormalise those rows only: a row whose step is off
     keeps every bit, whatever the other rows ask for."""
-    kept = np.where(keep, p[rows], 0.0)
-    p[rows] = kept / kept.sum(axis=1, keepdims=True)
+    kept = p[rows]  # a copy, worked on in place: no B x V temporaries beyond it
+    kept *= keep  # p * 1 and p * 0 are exact: the bits np.where(keep, p, 0) would give
+    kept /= kept.sum(axis=1, keepdims=True)
+    p[rows] = kept
+
+
+BINADES = 1100  # [2^-j, 2^(1-j)) for j = 0 .. 1074, then one bin for 0
 
 
 def _head(p: np.ndarray, top_p: np.ndarray) -> np.ndarray:
-    """Each row's m largest probabilities, most probable first, for the smallest m in 256, 1024,
-    ..., V whose running sum reaches the row's top_p in every row. Top-p reads nothing past that
-    point, and the head's running sums are a full sort's first m, bit for bit: a partition and a
-    sort of m values, where sorting all V would cost V log V per row."""
-    vocab = p.shape[1]
-    m = min(256, vocab)
-    while m < vocab:
+    """Each row's m largest probabilities, most probable first, with m large enough that the
+    running sum passes the row's top_p in every row: top-p reads nothing past that point, and
+    the head's running sums are a full sort's first m, bit for bit. One partition and a sort of
+    m values, where sorting all V costs V log V per row."""
+    rows, vocab = p.shape
+    # The guess: whole binades of p, largest first, until their mass passes top_p.
+    _, exponent = np.frexp(p)  # p in [2^(e-1), 2^e)
+    binade = np.where(p > 0, 1 - exponent, BINADES - 1) + BINADES * np.arange(rows)[:, None]
+    mass = np.bincount(binade.ravel(), p.ravel(), BINADES * rows).reshape(rows, BINADES)
+    count = np.bincount(binade.ravel(), None, BINADES * rows).reshape(rows, BINADES)
+    reached = (np.cumsum(mass, axis=1) > top_p[:, None]).argmax(axis=1)
+    m = int(np.cumsum(count, axis=1)[np.arange(rows), reached].max(initial=1))
+    while m < vocab:  # the running sums decide; a guess short of them grows
         head = np.partition(p, vocab - m, axis=1)[:, vocab - m:]  # the m largest, as a multiset
         head = -np.sort(-head, axis=1)
-        if (np.cumsum(head, axis=1)[:, -1] >= top_p).all():
+        if (np.cumsum(head, axis=1)[:, -1] > top_p).all():  # past every position top-p reads
             return head
         m = min(4 * m, vocab)
     return -np.sort(-p, axis=1)
@@ -198,7 +210,7 @@ def batch_probs(logits, temperature, top_k, top_p, min_p) -> np.ndarray:
 
 # Logits per block of rows that batch_sample filters at once: a block's temporaries stay in the
 # CPU's cache, where a whole batch's (256 MB at B = 1,024, V = 32,000) would not.
-BLOCK = 1 << 18
+BLOCK = 1 << 15
 
 
 def batch_sample(logits, temperature, top_k, top_p, min_p, rngs) -> np.ndarray:
