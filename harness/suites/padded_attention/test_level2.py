@@ -376,12 +376,16 @@ BAD_DECODE = {
     "shapes": [
         pytest.param(dict(q=np.zeros((3, 1, 2, 1)), k_new=np.zeros((3, 1, 2, 1)),
                           v_new=np.zeros((3, 1, 2, 1))), id="two query tokens"),
+        pytest.param(dict(q=np.zeros((3, 1, 0, 1)), k_new=np.zeros((3, 1, 0, 1)),
+                          v_new=np.zeros((3, 1, 0, 1))), id="no query token"),
         pytest.param(dict(k_cache=np.zeros((2, 1, 4, 1))), id="k_cache's B differs"),
         pytest.param(dict(k_cache=np.zeros((3, 2, 4, 1))), id="k_cache's H differs"),
         pytest.param(dict(k_cache=np.zeros((3, 1, 4, 2))), id="k_cache's D differs"),
+        pytest.param(dict(v_cache=np.zeros((2, 1, 4, 1))), id="v_cache's B differs"),
         pytest.param(dict(v_cache=np.zeros((3, 1, 5, 1))), id="v_cache's S differs"),
         pytest.param(dict(v_cache=np.zeros((3, 1, 4, 2))), id="v_cache's Dv differs"),
         pytest.param(dict(k_cache=np.zeros((3, 4, 1))), id="k_cache 3-D"),
+        pytest.param(dict(k_cache=np.zeros((3, 4))), id="k_cache 2-D"),
     ],
     "caches": [
         pytest.param(dict(k_cache=np.zeros((3, 1, 4, 1), np.float32)), id="float32 k_cache"),
