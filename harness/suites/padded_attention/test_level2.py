@@ -390,6 +390,7 @@ BAD_DECODE = {
     "caches": [
         pytest.param(dict(k_cache=np.zeros((3, 1, 4, 1), np.float32)), id="float32 k_cache"),
         pytest.param(dict(v_cache=np.zeros((3, 1, 4, 1), np.int64)), id="int64 v_cache"),
+        pytest.param(dict(k_cache=np.zeros((3, 1, 4, 1), np.complex128)), id="complex k_cache"),
         pytest.param(dict(v_cache=read_only(mixed_rows()[4])), id="read-only v_cache"),
         pytest.param(dict(k_cache=read_only(mixed_rows()[3])), id="read-only k_cache"),
     ],
@@ -398,6 +399,7 @@ BAD_DECODE = {
         pytest.param(dict(cache_lens=np.array([True, False, True])), id="bool"),
         pytest.param(dict(cache_lens=np.array([[2, 0, 1]])), id="2-D"),
         pytest.param(dict(cache_lens=np.array([2, 0])), id="too short"),
+        pytest.param(dict(cache_lens=np.array([2, 0, 1, 0])), id="too long"),
         pytest.param(dict(cache_lens=np.array([2, -1, 1])), id="negative"),
         pytest.param(dict(cache_lens=np.array([2, 0, 5])), id="above S"),
     ],

@@ -299,6 +299,7 @@ def test_varlen_empty_sizes(impl, n, h, dv, cu):
 BAD_CU = [
     pytest.param(np.array([0.0, 2.0, 3.0]), id="float"),
     pytest.param(np.array([[0, 2, 3]]), id="2-D"),
+    pytest.param(np.array(0), id="0-d"),
     pytest.param(np.array([], dtype=np.int64), id="empty"),
     pytest.param(np.array([1, 2, 3]), id="not from 0"),
     pytest.param(np.array([-1, 1, 3]), id="from below 0"),
