@@ -653,7 +653,9 @@ def save_table(summary: Summary | None, out: Path, jobs: int = 1) -> None:
         + "\n".join("| " + " | ".join(rows[k].get(c, "—") for c in COLUMNS) + " |"
                     for k in ranked) + "\n\n"
         "Mutants that did not run: cosmic-ray's text that is not Python, so there is nothing to "
-        "grade (each is listed in the kata's report under /tmp/mutation):\n\n"
+        "grade: the `*` of a keyword-only signature or a `**` unpacking replaced as if it were "
+        "arithmetic, or `~x` turned into `not x` inside an expression (each is listed in the "
+        "kata's report under /tmp/mutation):\n\n"
         + "\n".join(f"- {k}: {notes[k]}" for k in ranked if k in notes) + "\n",
         encoding="utf-8")
 
