@@ -108,6 +108,7 @@ class Summary:
     mutants: list[Mutant] = field(default_factory=list)
     filtered: int = 0
     seconds: float = 0.0
+    recheck: bool = False  # graded only the last run's survivors and ungraded mutants
 
     def count(self, outcome: str) -> int:
         return sum(m.outcome == outcome for m in self.mutants)
@@ -490,7 +491,7 @@ def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, jobs: int = 1, limit: fl
     tests_at = functools.cache(lambda line: tests_for(tree, line, seen))  # many mutants a line
     lines = source.splitlines()
     annotations = annotation_spans(tree)
-    summary = Summary(kata.name)
+    summary = Summary(kata.name, recheck=recheck)
     todo: list[tuple[Mutant, list[str] | None]] = []
     with use_db(str(session), WorkDB.Mode.open) as db:
         results = dict(db.results)
@@ -625,10 +626,11 @@ def save_table(summary: Summary | None, out: Path, jobs: int = 1) -> None:
     if summary is not None:
         graded = len(summary.mutants) - summary.count("pending")
         size = f"{graded} of {len(summary.mutants)}" if graded < len(summary.mutants) else graded
+        how = f"{jobs} jobs" + (", a recheck" if summary.recheck else "")
         cells = [f"`{summary.kata}`", size, summary.count("killed"),
                  summary.count("survived"), summary.count("equivalent"),
                  summary.count("invalid"), summary.score,
-                 f"{_minutes(summary.seconds)} ({jobs} jobs)", date.today().isoformat()]
+                 f"{_minutes(summary.seconds)} ({how})", date.today().isoformat()]
         rows[f"`{summary.kata}`"] = dict(zip(COLUMNS, map(str, cells), strict=False))
         invalid = [m for m in summary.mutants if m.outcome == "invalid"]
         reasons = sorted({m.note for m in invalid})
