@@ -497,6 +497,8 @@ def run(kata: catalog.Kata, *, scratch: Path = SCRATCH, jobs: int = 1, limit: fl
         results = dict(db.results)
         items = [item for item in db.work_items
                  if all_operators or not NOISE.match(item.mutations[0].operator_name)]
+        if not db.num_work_items:  # an init that was interrupted leaves an empty session
+            raise SystemExit(f"{kata.name}: the session lists no mutants; run without --recheck")
         summary.filtered = db.num_work_items - len(items)
         texts = mutated_texts(source, items)
         for item in items:
