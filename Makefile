@@ -48,8 +48,9 @@ bench: setup
 	for kata in $$(ls katas); do $(BIN)/kata bench $$kata --out docs/benchmarks || exit 1; done
 	$(BIN)/python tools/toylm_bench.py --device cpu --out docs/benchmarks/toylm.md
 
-# Mutation testing of every hidden suite (minutes per kata; not part of `make test`). Mutants are
-# written to a scratch copy under /tmp/mutation, never into solutions/.
+# Mutation testing of every hidden suite (minutes per kata; not part of `make test`): a
+# maintainers' script, not in the package. Mutants are written under /tmp/mutation, never into
+# solutions/.
 mutation: setup
 	$(BIN)/python -m pip install --quiet -e '.[mutation]'
-	nice -n 19 $(BIN)/python -m harness.mutation $(KATAS) --out docs/benchmarks $(MUTATION_ARGS)
+	nice -n 19 $(BIN)/python tools/mutation.py $(KATAS) --out docs/benchmarks $(MUTATION_ARGS)

@@ -21,10 +21,12 @@ grade = level(1, "padding")
 
 @grade("left padding must put each sequence at the end of its row, the width a multiple")
 def test_left_padding_golden(impl):
-    ids, mask = impl.pad_batch([[5, 6, 7], [8], []], side="left", multiple_of=4)
-    assert ids.tolist() == [[0, 5, 6, 7], [0, 0, 0, 8], [0, 0, 0, 0]]
-    assert mask.tolist() == [[False, True, True, True], [False, False, False, True],
-                             [False, False, False, False]]
+    # A side built at run time is equal to "left" without being the same object.
+    for side in ("left", "".join(["le", "ft"])):
+        ids, mask = impl.pad_batch([[5, 6, 7], [8], []], side=side, multiple_of=4)
+        assert ids.tolist() == [[0, 5, 6, 7], [0, 0, 0, 8], [0, 0, 0, 0]]
+        assert mask.tolist() == [[False, True, True, True], [False, False, False, True],
+                                 [False, False, False, False]]
 
 
 @grade("right padding must put each sequence at the start of its row")

@@ -122,6 +122,7 @@ def test_large_input(impl):
     pytest.param([1, True], [3], id="a bool length"),
     pytest.param(np.array([1.0, 2.0]), [3], id="a float array"),
     pytest.param(np.array([[1, 2]]), [3], id="a 2-D array"),
+    pytest.param(np.array(3), [3], id="a 0-d array"),
     pytest.param(None, [3], id="lengths None"),
     pytest.param([1, 2], [3, 3], id="a repeated edge"),
     pytest.param([1, 2], [5, 3], id="decreasing edges"),
@@ -184,7 +185,7 @@ def test_unpack_golden(impl):
     x, mask = impl.unpack(packed, cu)
     assert x.tolist() == [[1, 0, 0], [2, 3, 4], [0, 0, 0]]
     assert mask.tolist() == [[True, False, False], [True, True, True], [False, False, False]]
-    x, mask = impl.unpack(packed, cu, side="left", length=4)
+    x, mask = impl.unpack(packed, cu, side="".join(["le", "ft"]), length=4)  # equal, not "is"
     assert x.tolist() == [[0, 0, 0, 1], [0, 2, 3, 4], [0, 0, 0, 0]]
     assert mask.tolist() == [[False, False, False, True], [False, True, True, True],
                              [False] * 4]
@@ -236,8 +237,10 @@ def test_pack_then_unpack(impl, mask, side, seed):
 
 
 def zero_heads(values: list[float]) -> tuple[np.ndarray, ...]:
+    # Floating values: Level 2 leaves non-floating q, k, v open, so an int v may be rejected.
     n = len(values)
-    return np.zeros((n, 1, 2)), np.zeros((n, 1, 2)), np.array(values).reshape(n, 1, 1)
+    v = np.array(values, dtype=np.float64).reshape(n, 1, 1)
+    return np.zeros((n, 1, 2)), np.zeros((n, 1, 2)), v
 
 
 @grade("varlen attention must stay within each sequence", "packing")
@@ -296,8 +299,10 @@ def test_varlen_empty_sizes(impl, n, h, dv, cu):
 BAD_CU = [
     pytest.param(np.array([0.0, 2.0, 3.0]), id="float"),
     pytest.param(np.array([[0, 2, 3]]), id="2-D"),
+    pytest.param(np.array(0), id="0-d"),
     pytest.param(np.array([], dtype=np.int64), id="empty"),
     pytest.param(np.array([1, 2, 3]), id="not from 0"),
+    pytest.param(np.array([-1, 1, 3]), id="from below 0"),
     pytest.param(np.array([0, 3, 2, 3]), id="decreasing"),
     pytest.param(np.array([0, 2, 4]), id="ends past the count"),
     pytest.param(np.array([0, 1, 2]), id="ends before the count"),
@@ -309,6 +314,7 @@ BAD_CU = [
 def test_bad_cu_seqlens(impl, cu):
     raises(lambda: impl.unpack(np.arange(3), cu))
     raises(lambda: impl.varlen_attention(*heads(10, 3, 1, 2), cu))
+    raises(lambda: impl.varlen_attention(*heads(10, 3, 1, 2), cu, causal=True))
 
 
 @grade("pack of x below 2-D or a mask not bool [B, T] must raise ValueError", "errors")

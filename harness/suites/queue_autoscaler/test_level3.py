@@ -113,6 +113,15 @@ def test_ready_bad_time(impl, now):
         s.ready(now)
 
 
+@pytest.mark.parametrize("now", [math.nan, math.inf, -math.inf])
+@grade("ready before the first observe must still reject a time that is not finite",
+       "cold_start", timeout=5)
+def test_ready_first_bad_time(impl, now):
+    s = impl.QueueAutoscaler(target=1, max_replicas=10, startup_s=5)
+    with pytest.raises(ValueError):
+        s.ready(now)
+
+
 @grade("an idle fleet must be held at one replica, not at its old total", "scale_to_zero",
        timeout=5)
 def test_hold_at_one(impl):

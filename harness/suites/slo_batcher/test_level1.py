@@ -119,6 +119,14 @@ def test_late_batch_goes_whole(impl):
     b = overdue(impl)
     b.complete(0, 95)
     assert batches(b.poll(95)) == [(1, ("b", "c", "d"), 95)]
+    # Late for three (latest(3) = 74) yet on time for two (latest(2) = 76): still all three.
+    b = batcher(impl, max_batch=4)
+    b.add("a", 0)
+    assert batches(b.poll(38)) == [(0, ("a",), 38)]
+    for rid, t in (("b", 40), ("c", 41), ("d", 42)):
+        b.add(rid, t)
+    b.complete(0, 75)
+    assert batches(b.poll(75)) == [(1, ("b", "c", "d"), 75)]
 
 
 @grade("violations must count each request that finishes after its own deadline",

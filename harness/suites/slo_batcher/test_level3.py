@@ -42,7 +42,7 @@ BIG_BATCHES = frame([
 ])
 
 # Two workers, both busy until 45 and 46: batch 2 is dispatched at 15 and waits for g1.
-QUEUEING = frame([
+QUEUEING_ROWS = [
     (0, 0, 5, 5, 45, 0, "g0"),
     (1, 2, 5, 5, 45, 0, "g0"),
     (2, 3, 6, 6, 46, 1, "g1"),
@@ -50,7 +50,8 @@ QUEUEING = frame([
     (4, 10, 15, 46, 56, 2, "g1"),
     (5, 12, 15, 46, 56, 2, "g1"),
     (6, 60, 62, 62, 72, 3, "g0"),
-])
+]
+QUEUEING = frame(QUEUEING_ROWS)
 
 
 @grade("window statistics of a trace at low load must match the figures worked by hand",
@@ -181,13 +182,25 @@ def test_cause_ties(impl, rows, cause):
     assert impl.attribute_tail(frame(rows), 100).loc[0, "cause"] == cause
 
 
+@grade("a request whose e2e equals the p99, below the maximum, must be in the tail",
+       "attribution", timeout=10)
+def test_tail_includes_p99_below_max(impl):
+    # 101 distinct e2e values 1..101 in one window: the p99 is 100 itself, so the tail is two.
+    trace = frame([(i, i / 2, i / 2, i / 2, i / 2 + i + 1, i, "g0") for i in range(101)])
+    same(impl.attribute_tail(trace, 100), {
+        0.0: {"e2e_p99": 100, "tail": 2, "linger": 0, "queue": 0, "run": 100.5, "cause": "run"},
+    })
+
+
 @grade("the caller's trace must not be modified", "errors", timeout=10)
 def test_trace_untouched(impl):
-    trace = QUEUEING.assign(note="x")
-    before = trace.copy()
-    impl.window_stats(trace, 50)
-    impl.attribute_tail(trace, 50)
-    pd.testing.assert_frame_equal(trace, before)
+    # Each function alone, on fresh frames (a file that writes into its input has written
+    # into QUEUEING by now), with and without a column of the caller's own.
+    for trace in (frame(QUEUEING_ROWS), frame(QUEUEING_ROWS).assign(note="x")):
+        for function in (impl.window_stats, impl.attribute_tail):
+            before = trace.copy()
+            function(trace, 50)
+            pd.testing.assert_frame_equal(trace, before)
 
 
 @grade("extra columns must not change the result", "windows", timeout=10)
