@@ -46,7 +46,7 @@ docs: setup
 # Regenerates the figures the docs show: every kata's benchmark, then the ToyLM's (CPU).
 bench: setup
 	for kata in $$(ls katas); do $(BIN)/kata bench $$kata --out docs/benchmarks || exit 1; done
-	$(BIN)/python -m harness.toylm.bench --device cpu --out docs/benchmarks/toylm.md
+	$(BIN)/python tools/toylm_bench.py --device cpu --out docs/benchmarks/toylm.md
 
 # Mutation testing of every hidden suite (minutes per kata; not part of `make test`). Mutants are
 # written to a scratch copy under /tmp/mutation, never into solutions/.

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from harness import metadata, mutants
+from harness.lang import LANGS as LANGS  # re-exported: every reader names it here
+
 INSTALLED_ROOT = Path(__file__).resolve().parent.parent  # the checkout harness was installed from
 
 
@@ -30,7 +33,6 @@ SOLUTIONS_DIR = ROOT / "solutions"
 SUITES_DIR = ROOT / "harness" / "suites"
 # A copy of every stub, shipped as package data: the learner's commits to katas/ never touch it.
 STUBS_DIR = ROOT / "harness" / "stubs"
-LANGS = ("en", "zh-TW")
 MUTANT_PREFIX = "mutant:"
 
 
@@ -41,8 +43,6 @@ class Kata:
     @cached_property
     def meta(self) -> dict:
         """kata.toml with the hidden side (interviewer.toml) folded in: see harness.metadata."""
-        from harness import metadata  # metadata builds on this module
-
         return metadata.load(self.folder / "kata.toml", self.interviewer_path)
 
     @property
@@ -74,12 +74,17 @@ class Kata:
     def bench_path(self) -> Path:
         return self.suite_dir / "bench.py"
 
+    @cached_property
+    def spec(self) -> metadata.Spec:
+        """The metadata as typed records, parsed once: what the commands and screens read."""
+        return metadata.parse(self.meta)
+
     @property
     def num_levels(self) -> int:
         return len(self.meta["levels"])
 
     def title(self, lang: str = "en") -> str:
-        return self.meta["title"][lang]
+        return self.spec.title(lang)
 
     @cached_property
     def api(self) -> tuple[str, ...]:
@@ -103,9 +108,7 @@ class Kata:
     def pristine_stub(self) -> str:
         """The stub as shipped: what `kata reset` restores, whatever the learner has written or
         committed. A debugging kata's stub is its reference with the planted bugs applied."""
-        from harness.mutants import planted_stub  # mutants builds on this module
-
-        text = planted_stub(self)
+        text = mutants.planted_stub(self)
         if text is not None:
             return text
         if not self.pristine_stub_path.is_file():
@@ -127,8 +130,6 @@ class Kata:
         if impl == "solution":
             return self.solution_path
         if impl.startswith(MUTANT_PREFIX):
-            from harness import mutants  # mutants builds on this module
-
             return mutants.materialise(self, impl.removeprefix(MUTANT_PREFIX))
         path = Path(impl).expanduser()
         return path if path.is_absolute() else Path.cwd() / path

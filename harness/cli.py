@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Column, Table
 
-from harness import catalog, grading, helplang, mutants, render, rules
+from harness import catalog, cjk, command, grading, mutants, rules
+from harness import progress as history
 from harness.bench import Table as BenchTable
+from harness.command import LangOpt, language, say_to
 from harness.interviewer.commands import interviewer
 from harness.loader import ImplError, load_module
-from harness.mock import progress as mock_progress
 from harness.mock.commands import mock
 from harness.results import KataRun, scorecard_lines
+from harness.screen import Screen
 from harness.store import Store, StoreError, home
+from harness.words import say
 
 HELP = """Practice katas for ML and inference coding rounds.
 
@@ -28,15 +31,13 @@ scorecard. `kata grade KATA` prints the scorecard alone. Either way, a full run 
 recorded in .kata/progress.db, which `kata list` and `kata progress` read.
 
 KATA_LANG=zh-TW prints this help, and everything else, in Traditional Chinese."""
-app = helplang.App(help=HELP, no_args_is_help=True)
+app = command.App(help=HELP, no_args_is_help=True)
 console = Console()
 app.add_typer(mock, name="mock")
 app.add_typer(interviewer, name="interviewer")
 
 KataArg = typer.Argument(..., metavar="KATA", help="the kata's name, as `kata list` shows it")
 ImplOpt = typer.Option("stub", "--impl", help="stub (your file), solution, or a PATH")
-LangOpt = typer.Option(None, "--lang", show_default=False,
-                       help="en or zh-TW (default: KATA_LANG, else en)")
 
 
 def _kata(name: str) -> catalog.Kata:
@@ -46,45 +47,47 @@ def _kata(name: str) -> catalog.Kata:
         raise typer.BadParameter(exc.args[0]) from exc
 
 
-def _lang(lang: str | None) -> str:
-    lang = lang or helplang.lang()
-    if lang not in catalog.LANGS:
-        raise typer.BadParameter(f"--lang must be one of {', '.join(catalog.LANGS)}, got {lang!r}")
-    return lang
-
-
 def _store() -> Store:
     try:
-        store = Store()
+        return command.open_store(console)
     except StoreError as exc:
-        console.print(f"[red]{exc}[/red]")
+        say_to(console, str(exc), "red")
         raise typer.Exit(2) from exc
-    if store.notice:
-        console.print(f"[yellow]{store.notice}[/yellow]")
-    return store
 
 
 @app.command("list")
 def list_katas(lang: str = LangOpt) -> None:
     """Every kata, its levels, and your best graded result."""
-    lang, store = _lang(lang), _store()
-    # Titles wrap, and a word too long for its column folds, never cut to "…".
-    table = Table(Column("kata", no_wrap=True), Column("title", overflow="fold"), "levels", "min",
-                  Column("your best", overflow="fold"))
+    lang, store = language(lang), _store()
     revealed = store.reveals()
+    rows = []
     for kata in catalog.all_katas():
         try:
-            kata.meta["levels"]
+            rows.append([kata.name, kata.title(lang), str(kata.num_levels),
+                         str(kata.spec.minutes), _best(store, kata, lang, kata.name in revealed)])
         except (KeyError, ValueError) as exc:  # a kata.toml being written, or broken
-            table.add_row(kata.name, f"[red]kata.toml is incomplete: {exc}[/red]", "", "", "")
-            continue
-        best = store.best(kata.name)
-        result = f"level {best.best_level} ({best.passed}/{best.total})" if best else "—"
-        if kata.name in revealed:  # `kata solution` promised that a look is recorded
-            result += "\nsolution seen"
-        table.add_row(kata.name, kata.title(lang), str(kata.num_levels),
-                      str(kata.meta["minutes"]), result)
+            rows.append([kata.name, say("cli.incomplete", lang, error=exc), "", "", ""])
+    heads = [say(f"cli.col_{c}", lang) for c in ("kata", "title", "levels", "minutes", "best")]
+    widths = [max(cell_len(line) for cell in column for line in cell.split("\n"))
+              for column in zip(heads, *rows, strict=True)]
+    # Titles are wrapped here, by cells and never inside a word (rich would fold "stable" into
+    # "st" and "able"), in what the other columns leave: each takes its width, 2 of padding and
+    # a border.
+    room = max(console.width - sum(widths) + widths[1] - 3 * len(heads) - 1, 12)
+    table = Table(Column(heads[0], no_wrap=True), Column(heads[1], overflow="fold"), *heads[2:4],
+                  Column(heads[4], overflow="fold"))
+    for row in rows:
+        table.add_row(row[0], "\n".join(cjk.wrap(row[1], room)), *row[2:])
     console.print(table)
+
+
+def _best(store: Store, kata: catalog.Kata, lang: str, revealed: bool) -> str:
+    best = store.best(kata.name)
+    result = say("cli.best", lang, n=best.best_level, passed=best.passed,
+                 total=best.total) if best else "—"
+    if revealed:  # `kata solution` promised that a look is recorded
+        result += "\n" + say("cli.solution_seen", lang)
+    return result
 
 
 @app.command()
@@ -92,20 +95,17 @@ def show(name: str = KataArg, lang: str = LangOpt,
          level: int = typer.Option(0, show_default=False,
                                    help="show only this level (default: all)")) -> None:
     """The kata's prompt."""
-    kata, lang = _kata(name), _lang(lang)
+    kata, lang = _kata(name), language(lang)
     if not 0 <= level <= kata.num_levels:
-        raise typer.BadParameter(f"{kata.name} has levels 1 to {kata.num_levels}, got {level} "
-                                 "(leave --level out to show them all)", param_hint="--level")
-    console.print(f"[bold]{kata.title(lang)}[/bold]  ({kata.meta['minutes']} min)  "
-                  f"katas/{kata.name}/{kata.module}.py")
-    for n, spec in enumerate(kata.meta["levels"], start=1):
-        if level in (0, n):
-            console.rule(f"{level_label(n, lang)} · {spec['title'][lang]}")
-            render.print_markdown(console, spec["prompt"][lang], lang)
-
-
-def level_label(n: int, lang: str) -> str:
-    return f"第 {n} 關" if lang == "zh-TW" else f"Level {n}"
+        raise typer.BadParameter(say("cli.bad_level", kata=kata.name, n=kata.num_levels,
+                                     level=level), param_hint="--level")
+    screen = Screen(console, lang, wrap=True)
+    screen.say("cli.show_header", "bold", title=kata.title(lang), minutes=kata.spec.minutes,
+               path=f"katas/{kata.name}/{kata.module}.py")
+    for spec in kata.spec.levels:
+        if level in (0, spec.n):
+            screen.rule(f"{say('grade.level', lang, n=spec.n)} · {spec.title(lang)}")
+            screen.markdown(spec.prompt(lang))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -122,7 +122,7 @@ def test(ctx: typer.Context, name: str = KataArg, impl: str = ImplOpt) -> None:
 
 def print_scorecard(run: KataRun) -> None:
     for line, ok in scorecard_lines(run):
-        console.print(line, style="green" if ok else "red", highlight=False, soft_wrap=True)
+        say_to(console, line, "green" if ok else "red")
 
 
 @app.command()
@@ -135,7 +135,7 @@ def grade(name: str = KataArg, impl: str = ImplOpt,
     try:
         run, output = grading.grade(kata, impl, *(["--reveal"] if reveal else []), via="grade")
     except grading.GradingError as exc:
-        console.print(f"[red]{exc}[/red]")
+        say_to(console, str(exc), "red")
         raise typer.Exit(2) from exc
     if reveal:
         console.print(output, highlight=False, markup=False)
@@ -150,19 +150,19 @@ def reset(name: str = KataArg) -> None:
     try:
         pristine = kata.pristine_stub()
     except FileNotFoundError as exc:
-        console.print(f"[red]cannot reset: {exc}[/red]")
+        say_to(console, say("cli.cannot_reset", error=exc), "red")
         raise typer.Exit(2) from exc
     if kata.stub_path.exists():
         if kata.stub_path.read_text(encoding="utf-8") == pristine:
-            console.print(f"{kata.stub_path.name} is already the pristine stub")
+            say_to(console, say("cli.pristine", file=kata.stub_path.name))
             return
         stamp = time.strftime("%Y%m%d-%H%M%S")
         backup = home() / "backups" / kata.name / f"{kata.module}-{stamp}.py"
         backup.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(kata.stub_path, backup)
-        console.print(f"your file is saved as {backup}", soft_wrap=True)
+        say_to(console, say("cli.backed_up", path=backup))
     kata.stub_path.write_text(pristine, encoding="utf-8")
-    console.print(f"restored the stub in {kata.stub_path}")
+    say_to(console, say("cli.restored", path=kata.stub_path))
 
 
 @app.command()
@@ -170,19 +170,14 @@ def solution(name: str = KataArg,
              yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
     """Show the reference solution (asks, and records it)."""
     kata = _kata(name)
-    if not yes and not typer.confirm(f"Reveal the reference solution of {kata.name}? "
-                                     "It is recorded in your progress."):
+    if not yes and not typer.confirm(say("cli.reveal_solution", kata=kata.name)):
         raise typer.Exit(1)
     _store().add_reveal(kata.name)
     print_code(kata.solution_path.read_text(encoding="utf-8"), "python")
 
 
 def print_code(code: str, lexer: str) -> None:
-    render.print_code(console, code, lexer)
-
-
-QUICK_NOTE = ("--quick: small sizes, a smoke test; timings at this size vary from run to run. "
-              "Run without --quick for figures to compare.")
+    Screen(console, "en").code(code, lexer)
 
 
 def print_table(table: BenchTable, title: str) -> None:
@@ -213,18 +208,17 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
         module = load_module(kata.impl_path(impl), f"kata_impl_{kata.name}", api=kata.api)
         runner = load_module(kata.bench_path, f"kata_bench_{kata.name}")
     except ImplError as exc:
-        console.print(f"[red]{exc}[/red]")
+        say_to(console, str(exc), "red")
         raise typer.Exit(2) from exc
     if out:
         out.mkdir(parents=True, exist_ok=True)
     try:
         table = runner.main(module, quick=quick, out=out)
     except NotImplementedError as exc:
-        console.print(f"[red]{impl} does not implement everything yet ({exc!r}); "
-                      "try --impl solution[/red]")
+        say_to(console, say("cli.not_everything", impl=impl, error=repr(exc)), "red")
         raise typer.Exit(1) from exc
     print_table(table, f"{kata.name} · {impl}")
-    for note in table.notes + ([QUICK_NOTE] if quick else []):
+    for note in table.notes + ([say("cli.quick")] if quick else []):
         console.print(note, highlight=False, markup=False)
     if out:
         table.save(out / f"{kata.name}.md", f"{kata.title('en')}: benchmark")
@@ -233,7 +227,7 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
 @app.command()
 def progress(lang: str = LangOpt) -> None:
     """Your history: a table per kata and a chart over time."""
-    mock_progress.report(console, _store(), _lang(lang))
+    history.report(console, _store(), language(lang))
 
 
 @app.command("mutants")
@@ -246,61 +240,54 @@ def mutants_(name: str = KataArg,
                                            "hidden tests that catch them"),
              yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
     """The kata's classic mistakes; with MUTANT, one as a diff."""
-    kata, lang = _kata(name), _lang(lang)
+    kata, lang = _kata(name), language(lang)
     try:
         found = mutants.load(kata)
         chosen = mutants.get(kata, mutant) if mutant else None
         rule_list = rules.load(kata) if rule_map else []
     except (mutants.MutantError, rules.RuleError) as exc:
-        console.print(f"[red]{exc}[/red]")
+        say_to(console, str(exc), "red")
         raise typer.Exit(2) from exc
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0]) from exc
     store = _store()
-    best = store.best(kata.name)
-    earned = (best is not None and best.best_level == kata.num_levels) or store.revealed(kata.name)
     if chosen is None and not rule_map:
-        table = Table(Column("mutant", no_wrap=True), Column("mistake", overflow="fold"))
+        earned = command.earned(store, kata)
+        table = Table(Column(say("cli.col_mutant", lang), no_wrap=True),
+                      Column(say("cli.col_mistake", lang), overflow="fold"))
         for m in found:
             # A debugging kata's planted bugs are the puzzle: named, but not told, until earned.
             hidden = m.planted and not earned
-            text = "(planted in your stub: shown once you pass or reveal)" if hidden \
-                else m.mistake[lang]
-            table.add_row(m.name, text)
+            table.add_row(m.name, say("cli.planted_hidden", lang) if hidden else m.mistake[lang])
         console.print(table)
         return
-    if not earned and os.environ.get("KATAS_MAINTAINER") != "1":
-        what = "The rule map names every mutant and hidden test" if rule_map \
-            else "The diff shows part of the reference solution"
-        if not yes and not typer.confirm(f"{what}. Reveal it? It is recorded in your progress."):
-            raise typer.Exit(1)
-        store.add_reveal(kata.name)
+    command.reveal(store, kata, say("cli.reveal_rules" if rule_map else "cli.reveal_diff", lang),
+                   yes)
     if rule_map:
-        print_rule_map(kata, rule_list, found)
+        print_rule_map(kata, rule_list, found, lang)
         return
-    console.print(chosen.mistake[lang], highlight=False, markup=False, soft_wrap=True)
-    console.print(f"caught by: {'; '.join(chosen.caught_by)}", highlight=False, markup=False,
-                  soft_wrap=True)
+    say_to(console, chosen.mistake[lang])
+    say_to(console, say("cli.caught_by", lang, titles="; ".join(chosen.caught_by)))
     print_code(mutants.diff(kata, chosen), "diff")
 
 
 def print_rule_map(kata: catalog.Kata, rule_list: list[rules.Rule],
-                   found: list[mutants.Mutant]) -> None:
-    """Rule -> the mutants that break it -> the hidden tests that catch them, level by level."""
-    plain = {"highlight": False, "markup": False}
-    for level in range(1, kata.num_levels + 1):
-        console.rule(f"Level {level} · {kata.meta['levels'][level - 1]['title']['en']}")
-        for rule in (r for r in rule_list if r.level == level):
+                   found: list[mutants.Mutant], lang: str) -> None:
+    """Rule -> the mutants that break it -> the hidden tests that catch them, level by level.
+    The rules quote the English prompt, which the rule map is checked against."""
+    screen = Screen(console, lang)
+    for spec in kata.spec.levels:
+        screen.rule(f"{say('grade.level', lang, n=spec.n)} · {spec.title(lang)}")
+        for rule in (r for r in rule_list if r.level == spec.n):
             kind = "" if rule.kind == "rule" else f" ({rule.kind})"
-            console.print(f"{rule.id}{kind}", style="bold", **plain)
-            console.print(f"  “{rule.quote}”", **plain)
+            screen.text(f"{rule.id}{kind}", "bold")
+            screen.text(f"  “{rule.quote}”")
             if rule.why:
-                console.print(f"  why: {rule.why}", style="dim", **plain)
+                screen.say("cli.why", "dim", why=rule.why)
             for m in (m for m in found if rule.id in m.rules):
-                console.print(f"  {m.name} → {'; '.join(m.caught_by)}", **plain)
+                screen.text(f"  {m.name} → {'; '.join(m.caught_by)}")
     problems = rules.problems(kata, rule_list, found)
     done, total = rules.covered(rule_list, found)
-    console.print(f"rules with a mutant: {done}/{total}", style="green" if not problems else "red",
-                  **plain)
+    screen.say("cli.rules_covered", "green" if not problems else "red", done=done, total=total)
     for problem in problems:
-        console.print(f"  ✗ {problem}", style="red", **plain)
+        screen.text(f"  ✗ {problem}", "red")

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 from harness.timeouts import KataTimeout, time_limit
+from harness.words import say
 
 IMPORT_SECONDS = 30.0
 
@@ -17,22 +18,26 @@ IMPORT_SECONDS = 30.0
 class ImplError(Exception):
     """The implementation file is missing or does not import."""
 
-    verdict = "does not import"
+    @property
+    def verdict(self) -> str:
+        return say("grade.no_import_verdict")
 
 
 class MissingAPI(ImplError):
     """The file imports but lacks names of the kata's API: likely another kata's file."""
 
-    verdict = "lacks the kata's API"
+    @property
+    def verdict(self) -> str:
+        return say("grade.no_api_verdict")
 
 
 def load_module(path: Path, name: str, api: Sequence[str] = ()) -> ModuleType:
     """`api`: the names the file must define, checked once here rather than failing every test."""
     path = Path(path)
     if path.is_dir():
-        raise ImplError(f"{path} is a folder: give the path of the .py file to grade")
+        raise ImplError(say("grade.folder", path=path))
     if not path.is_file():
-        raise ImplError(f"{path} does not exist")
+        raise ImplError(say("grade.missing", path=path))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     # Registered before exec: dataclasses and typing look their module up in sys.modules.
@@ -42,12 +47,11 @@ def load_module(path: Path, name: str, api: Sequence[str] = ()) -> ModuleType:
             spec.loader.exec_module(module)
     except (Exception, KataTimeout) as exc:
         del sys.modules[name]
-        raise ImplError(f"{path} does not import: {_one_line(exc, path)}") from exc
+        raise ImplError(say("grade.no_import", path=path, error=_one_line(exc, path))) from exc
     missing = [n for n in api if not hasattr(module, n)]
     if missing:
         del sys.modules[name]
-        raise MissingAPI(f"{path} lacks the kata's API: {', '.join(missing)} not defined "
-                         f"(is it the right file?)")
+        raise MissingAPI(say("grade.no_api", path=path, names=", ".join(missing)))
     return module
 
 
@@ -57,5 +61,5 @@ def _one_line(exc: BaseException, path: Path) -> str:
     if not isinstance(exc, SyntaxError):  # a SyntaxError names its line itself
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
         if frames:
-            where = f" (line {frames[-1].lineno})"
+            where = say("grade.line", n=frames[-1].lineno)
     return f"{type(exc).__name__}: {exc}{where}"

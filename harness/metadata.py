@@ -8,17 +8,20 @@
 - `harness/suites/<kata>/interviewer.toml`, the hidden side: `[answers.<id>]`, the hint ladders,
   the follow-ups with the points a good answer covers, the self-check and optional rubric anchors.
 
-`load` merges them into one dict, each question with its `answer`, so every reader (the CLI, the
-mock, the interviewer, the docs hooks, the meta-tests) sees one shape.
+`load` merges them into one dict, each question with its `answer`, so every reader (the docs
+hooks, the meta-tests) sees one shape; `parse` turns a complete one into the typed `Spec` that the
+commands and screens read, so no module indexes `meta[...][lang]`.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from harness import tomlfile
-from harness.catalog import LANGS
+from harness.lang import LANGS
 
 HIDDEN = ("hints", "followups", "selfcheck", "rubric")  # interviewer.toml's tables, and `answers`
 LEVEL_KEYS = ("title", "prompt")
@@ -165,3 +168,76 @@ def interview_problems(meta: dict, rules: list, rules_path: str) -> list[str]:
             found += _bilingual(f"Level {n}: open (the spec leaves points open on purpose)",
                                 level.get("open"), str)
     return found
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Text(Generic[T]):
+    """One text in both languages; `text(lang)` is the one to show."""
+    en: T
+    zh: T
+
+    def __call__(self, lang: str) -> T:
+        return self.zh if lang == "zh-TW" else self.en
+
+    @classmethod
+    def of(cls, value: dict | None, empty: object = "") -> Text | None:
+        if not isinstance(value, dict):
+            return None
+        return cls(value.get("en", empty), value.get("zh-TW", empty))
+
+
+@dataclass(frozen=True)
+class Level:
+    n: int
+    title: Text[str]
+    prompt: Text[str]
+    brief: Text[str] | None  # the question as an interviewer says it
+    open: Text[str] | None  # what the prompt leaves open on purpose
+
+
+@dataclass(frozen=True)
+class Question:
+    number: int  # from 1, as `kata mock questions` and the script number them
+    id: str
+    level: int
+    ask: Text[str]
+    answer: Text[str]
+
+
+@dataclass(frozen=True)
+class Followup:
+    question: Text[str]
+    points: Text[list[str]]
+
+
+@dataclass(frozen=True)
+class Spec:
+    module: str
+    minutes: int
+    title: Text[str]
+    levels: tuple[Level, ...]
+    questions: tuple[Question, ...] = ()
+    followups: tuple[Followup, ...] = ()
+    hints: dict[str, Text[list[str]]] = field(default_factory=dict)  # nudge, pointer
+    selfcheck: Text[list[str]] = Text([], [])
+    rubric: dict[str, Text[list[str]]] = field(default_factory=dict)  # own anchors, levels 1-4
+
+
+def parse(meta: dict) -> Spec:
+    """The typed metadata of a kata; `problems` says what a malformed one lacks."""
+    levels = tuple(Level(n, Text.of(lv["title"]), Text.of(lv["prompt"]), Text.of(lv.get("brief")),
+                         Text.of(lv.get("open")))
+                   for n, lv in enumerate(meta["levels"], start=1))
+    questions = tuple(Question(n, q.get("id", ""), question_level(q),
+                               Text.of(q["ask"]), Text.of(q.get("answer", {})))
+                      for n, q in enumerate(meta.get("questions", []), start=1))
+    followups = tuple(Followup(Text.of(f["question"]), Text.of(f["points"], []))
+                      for f in meta.get("followups", []))
+    def lists(table: dict) -> dict[str, Text[list[str]]]:
+        return {key: Text.of(value, []) for key, value in table.items()}
+    return Spec(meta["module"], meta["minutes"], Text.of(meta["title"]), levels, questions,
+                followups, lists(meta.get("hints", {})),
+                Text.of(meta.get("selfcheck"), []) or Text([], []), lists(meta.get("rubric", {})))

@@ -19,9 +19,22 @@ import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from harness import tomlfile
-from harness.catalog import LANGS, Kata
+from harness.lang import LANGS
+
+
+class Kata(Protocol):
+    """What mutants need of a kata (harness.catalog.Kata, which builds on this module)."""
+    name: str
+
+    @property
+    def module(self) -> str: ...
+    @property
+    def suite_dir(self) -> Path: ...
+    @property
+    def solution_path(self) -> Path: ...
 
 
 class MutantError(ValueError):

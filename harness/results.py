@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TypeVar
+
+from harness.words import say
 
 EXAMPLES = 0  # the level number given to a kata's visible example tests
-NOT_RUN = "not run: the implementation hangs"  # the verdict of tests left out after a hang
+K = TypeVar("K", bound=Hashable)
+
+
+def not_run_verdict() -> str:
+    """The verdict of tests left out after a hang."""
+    return say("grade.not_run")
 
 
 @dataclass
@@ -32,6 +41,12 @@ class KataRun:
     results: list[TestResult] = field(default_factory=list)
     file: str | None = None  # the file graded, as loaded
     recorded: str = ""  # where the run was stored in the progress store, or why not
+
+    @property
+    def stored(self) -> bool:
+        """Whether `recorded` says where the run was stored (rather than why it was not)."""
+        return self.recorded.startswith(say("grade.recorded", notice="", path="\0",
+                                            via="").split("\0")[0])
 
     def level_counts(self) -> dict[int, tuple[int, int]]:
         """level -> (passed, total), skipped tests left out of both."""
@@ -72,7 +87,20 @@ class KataRun:
 
 
 def level_name(level: int) -> str:
-    return "Examples" if level == EXAMPLES else f"Level {level}"
+    return say("grade.examples") if level == EXAMPLES else say("grade.level", n=level)
+
+
+def counted(items: Iterable[K]) -> list[tuple[K, int]]:
+    """Each item once, with how often it came, in order: parametrized cases share a title, and a
+    title is said once, counted."""
+    counts: dict[K, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return list(counts.items())
+
+
+def times(n: int) -> str:
+    return f" (×{n})" if n > 1 else ""
 
 
 def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
@@ -81,26 +109,25 @@ def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
     lines = [(f"{run.kata} · {run.impl}{graded}", run.passed)]
     if run.import_error:
         lines.append((f"  {run.import_error}", False))
+    hang = not_run_verdict()
     for level, (passed, total) in run.level_counts().items():
         lines.append((f"  {level_name(level):<9} {passed:>3}/{total:<3}", passed == total))
         failures = [] if run.import_error else run.failures(level)
-        seen: dict[tuple, int] = {}  # parametrized cases share a title: say it once, counted
-        for r in failures:  # tests left out after a hang: one line, not one each
-            key = ("the remaining tests", NOT_RUN, None) if r.verdict == NOT_RUN else (
-                r.title, r.verdict, r.hint)
-            seen[key] = seen.get(key, 0) + 1
-        for (title, verdict, hint), count in seen.items():
-            times = f" (×{count})" if count > 1 else ""
-            hint_text = f"  [hint: {hint}]" if hint else ""
-            lines.append((f"      ✗ {title}{times} — {verdict}{hint_text}", False))
-    verdict = "PASSED" if run.passed else "FAILED"
+        # tests left out after a hang: one line, not one each
+        keys = ((say("grade.remaining"), hang, None) if r.verdict == hang else
+                (r.title, r.verdict, r.hint) for r in failures)
+        for (title, verdict, hint), count in counted(keys):
+            lines.append((say("grade.failure", title=title, times=times(count), verdict=verdict,
+                              hint=say("grade.hint", hint=hint) if hint else ""), False))
+    verdict = say("grade.passed" if run.passed else "grade.failed")
     examples = run.level_counts().get(EXAMPLES)
     if run.hidden_total == 0 and examples and not run.import_error:  # e.g. the examples file alone
-        lines.append((f"  {verdict}: {examples[0]}/{examples[1]} examples; the hidden suite did "
-                      f"not run (pytest katas/{run.kata} runs it)", run.passed))
+        lines.append(("  " + say("grade.examples_only", verdict=verdict, passed=examples[0],
+                                 total=examples[1], kata=run.kata), run.passed))
         return lines + ([(f"  {run.recorded}", run.passed)] if run.recorded else [])
-    lines.append((f"  {verdict}: {run.hidden_passed}/{run.hidden_total} hidden tests, "
-                  f"best level {run.best_level}{gate(run)}", run.passed))
+    lines.append(("  " + say("grade.summary", verdict=verdict, passed=run.hidden_passed,
+                             total=run.hidden_total, best=run.best_level, gate=gate(run)),
+                  run.passed))
     if run.recorded:
         lines.append((f"  {run.recorded}", run.passed))
     return lines
@@ -112,11 +139,12 @@ def gate(run: KataRun) -> str:
     blocked = sorted(lvl for lvl in counts if lvl > run.best_level + 1)
     if run.import_error or not blocked or run.best_level + 1 not in counts:  # a filtered run
         return ""
-    names = f"Level {blocked[0]}" if len(blocked) == 1 else f"Levels {blocked[0]}–{blocked[-1]}"
-    verb = "counts" if len(blocked) == 1 else "count"
+    one = len(blocked) == 1
+    names = say("grade.level", n=blocked[0]) if one else \
+        say("grade.levels", first=blocked[0], last=blocked[-1])
     shown = ", ".join(f"{counts[lvl][0]}/{counts[lvl][1]}" for lvl in blocked)
-    return (f" — Level {run.best_level + 1} must pass in full before {names} {verb} "
-            f"({shown})")
+    return say("grade.gate_one" if one else "grade.gate_many", next=run.best_level + 1,
+               names=names, shown=shown)
 
 
 def write_json(runs: list[KataRun], path: Path) -> None:

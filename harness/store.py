@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.catalog import ROOT
+from harness.words import say
 
 # Every table of the file, the mock interview's included: one schema, one version number.
 SCHEMA = """
@@ -124,10 +125,10 @@ class Store:
             problem = self._prepare()
         except sqlite3.DatabaseError as exc:
             if _is_locked(exc):
-                raise StoreError(f"{self.path} is locked by another kata command") from exc
+                raise StoreError(say("store.locked", path=self.path)) from exc
             if isinstance(exc, sqlite3.OperationalError):  # read-only, disk full: not the file
-                raise StoreError(f"cannot use {self.path}: {exc}") from exc
-            problem = ("not a readable database", "corrupt")
+                raise StoreError(say("store.unusable", path=self.path, error=exc)) from exc
+            problem = (say("store.corrupt"), "corrupt")
         if problem:
             why, tag = problem
             stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -135,9 +136,9 @@ class Store:
             shutil.move(self.path, backup)
             for name in DERIVED:
                 self.path.with_name(name).unlink(missing_ok=True)
-            self.notice = f"{self.path} was {why}; kept it as {backup} and started fresh"
+            self.notice = say("store.moved", path=self.path, why=why, backup=backup)
             if self._prepare():
-                raise StoreError(f"cannot start a fresh store in {self.path}")
+                raise StoreError(say("store.no_fresh", path=self.path))
 
     def _prepare(self) -> tuple[str, str] | None:
         """Create or migrate the schema in one transaction; (why, tag) when the file is not ours.
@@ -148,10 +149,10 @@ class Store:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > VERSION:
                 db.execute("ROLLBACK")
-                return f"written by a newer kata (schema version {version})", "newer"
+                return say("store.newer", version=version), "newer"
             if version == 0 and _foreign(db, columns=False):  # columns: checked once migrated
                 db.execute("ROLLBACK")
-                return "a database with another schema", "foreign"
+                return say("store.foreign"), "foreign"
             for statement in _statements(SCHEMA):
                 db.execute(statement)
             for step in range(version, VERSION):
@@ -159,7 +160,7 @@ class Store:
                     migrate(db)
             if _foreign(db):
                 db.execute("ROLLBACK")
-                return "a database with another schema", "foreign"
+                return say("store.foreign"), "foreign"
             db.execute(f"PRAGMA user_version = {VERSION}")
             db.execute("COMMIT")
         finally:
@@ -174,7 +175,7 @@ class Store:
                 yield db
         except sqlite3.OperationalError as exc:
             if _is_locked(exc):
-                raise StoreError(f"{self.path} is locked by another kata command") from exc
+                raise StoreError(say("store.locked", path=self.path)) from exc
             raise
         finally:
             db.close()

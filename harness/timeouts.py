@@ -7,6 +7,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from harness.words import say
+
 # Seconds a test that Hypothesis has already failed gets past its limit to replay its smallest
 # failing example, so a slow wrong answer is reported as wrong, not as a hang.
 REPLAY_GRACE = 5
@@ -57,7 +59,7 @@ def time_limit(seconds: float) -> Iterator[None]:
             # shrinking and replays the smallest failing example found so far.
             runner.finish_shrinking_deadline = 0.0
             return
-        raise KataTimeout(f"timed out after {seconds:g} s — deadlock or infinite loop?",
+        raise KataTimeout(say("grade.timed_out", seconds=seconds),
                           found_failure=runner is not None)
 
     previous = signal.signal(signal.SIGALRM, on_alarm)

@@ -1,5 +1,6 @@
 """TOML files read once per version: a grader forked for each of a hundred mutants would otherwise
-parse the same large mutants.toml and kata.toml a hundred times (harness.warm reads them first)."""
+parse the same large mutants.toml and kata.toml a hundred times (tests/forkserver.py reads them
+first)."""
 
 from __future__ import annotations
 

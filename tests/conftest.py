@@ -3,7 +3,7 @@ from mockkit import Clock, Grader
 
 from harness import catalog, grading
 from harness.loader import load_module
-from harness.mock import interview
+from harness.session import interview
 
 
 @pytest.fixture(autouse=True)

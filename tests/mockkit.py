@@ -8,9 +8,9 @@ from typer.testing import CliRunner
 
 from harness import catalog
 from harness.cli import app
-from harness.mock.session import Sessions
 from harness.results import KataRun
 from harness.results import TestResult as Result  # not a test class
+from harness.session.log import Sessions
 from harness.store import Store
 
 runner = CliRunner()

@@ -9,7 +9,8 @@ import typer
 from rich.cells import cell_len
 from typer.testing import CliRunner
 
-from harness import helplang
+from harness import cjk, words
+from harness import lang as language
 from harness.cli import app
 
 HAN = re.compile(r"[\u3400-\u9fff]")
@@ -29,7 +30,7 @@ def texts() -> set[str]:
             yield getattr(param, "help", None)
         for sub in getattr(command, "commands", {}).values():
             yield from walk(sub)
-    return {helplang.key(t) for t in walk(typer.main.get_command(app)) if t}
+    return {words.key(t) for t in walk(typer.main.get_command(app)) if t}
 
 
 @pytest.fixture
@@ -61,15 +62,15 @@ def test_every_help_page_reads_in_chinese_within_80_columns(help_page, page):
     for line in output.splitlines():
         assert cell_len(line) <= 80, (page, line)  # a Chinese character takes two columns
         assert line.count("預設") <= 1 and "default" not in line, (page, line)
-    english = {t for t in helplang.translations() if " " in t}  # whole English sentences
-    assert not [t for t in english if t in helplang.key(output)], page
+    english = {t for t in words.translations() if " " in t}  # whole English sentences
+    assert not [t for t in english if t in words.key(output)], page
     assert "選項：" in output and "Show this message" not in output
 
 
 def test_the_catalogue_translates_every_help_text_and_nothing_else():
-    catalogue = set(helplang.translations())
-    assert texts() - catalogue == set(), "add these to harness/help.toml"
-    assert catalogue - texts() - {helplang.key("Show this message and exit.")} == set(), \
+    catalogue = set(words.translations())
+    assert texts() - catalogue == set(), "add these to harness/words.toml"
+    assert catalogue - texts() - {words.key("Show this message and exit.")} == set(), \
         "these are no command's help any more"
 
 
@@ -86,7 +87,7 @@ def test_the_help_language_is_kata_lang_then_the_locale(monkeypatch, env, lang):
         monkeypatch.delenv(var, raising=False)
     for var, value in env.items():
         monkeypatch.setenv(var, value)
-    assert helplang.lang() == lang
+    assert language.lang() == lang
 
 
 @pytest.mark.parametrize("text, width, lines", [
@@ -96,4 +97,4 @@ def test_the_help_language_is_kata_lang_then_the_locale(monkeypatch, env, lang):
     ("abc", 80, ["abc"]),
 ])
 def test_chinese_help_wraps_by_cells_between_characters(text, width, lines):
-    assert helplang.wrap(text, width) == lines
+    assert cjk.wrap(text, width) == lines

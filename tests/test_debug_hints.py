@@ -14,9 +14,10 @@ import builtins
 import keyword
 import re
 
+import forkserver
 import pytest
 
-from harness import catalog, grading, mutants
+from harness import catalog, mutants
 
 DEBUG_KATAS = [k for k in catalog.all_katas() if any(m.planted for m in mutants.load(k))]
 GENERIC = {"self", "np", "None", "True", "False", *dir(builtins), *keyword.kwlist}
@@ -51,13 +52,13 @@ def test_every_failing_hint_points_at_a_planted_bug(kata, tmp_path):
     stub_text = kata.pristine_stub()
     stub = tmp_path / f"{kata.module}.py"
     stub.write_text(stub_text, encoding="utf-8")
-    run, output = grading.grade_collected(kata, str(stub), [], exitfirst=False)
+    run, output = forkserver.grade_collected(kata, str(stub), [], exitfirst=False)
     stub_fails = failed(run)
     assert stub_fails, output[-2000:]
     titles = sorted({t for t, _ in stub_fails})
     causes: dict[str, set[str]] = {}  # hint category -> the names of the bugs behind it
     for mutant in (m for m in mutants.load(kata) if m.planted):
-        run, output = grading.grade_collected(kata, f"mutant:{mutant.name}", titles,
+        run, output = forkserver.grade_collected(kata, f"mutant:{mutant.name}", titles,
                                               exitfirst=False)
         assert run.import_error is None, run.import_error
         for _, hint in failed(run) & stub_fails:

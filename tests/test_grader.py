@@ -6,11 +6,11 @@ import subprocess
 import textwrap
 import time
 
+import forkserver
 import pytest
 
 from harness import catalog, grading, mutants
 from harness.results import scorecard_lines
-from harness.warm import Warm
 
 AUC = catalog.get("auc_roc")
 
@@ -153,7 +153,7 @@ def test_impl_option_picks_the_file(impl):
 def test_the_warm_grader_forks_each_run_and_kills_one_past_its_time(tmp_path):
     (tmp_path / "test_slow.py").write_text("import time\n\ndef test_slow():\n    time.sleep(60)\n")
     (tmp_path / "test_fine.py").write_text("def test_fine():\n    assert True\n")
-    server = Warm(catalog.ROOT)
+    server = forkserver.Warm(catalog.ROOT)
     try:
         start = time.monotonic()
         assert server.run([str(tmp_path / "test_slow.py")], tmp_path / "slow.log", 2) is None
@@ -166,8 +166,8 @@ def test_the_warm_grader_forks_each_run_and_kills_one_past_its_time(tmp_path):
 
 def test_a_warm_grading_gives_what_a_cold_one_gives():
     title = "tied scores must count one half"
-    runs = [grading.grade(AUC, "mutant:ties_count_zero", f"--kata-title={title}",
-                          hidden_only=True, warm=warm)[0] for warm in (False, True)]
+    runs = [grade(AUC, "mutant:ties_count_zero", f"--kata-title={title}",
+                  hidden_only=True)[0] for grade in (grading.grade, forkserver.grade)]
     assert [[(r.title, r.outcome, r.verdict) for r in run.results] for run in runs] == \
         [[(title, "failed", "wrong answer")]] * 2
 
@@ -180,7 +180,7 @@ def test_a_grading_forked_from_the_collected_suite_gives_what_a_pytest_run_gives
     kata = catalog.get(kata_name)
     found = mutants.get(kata, mutant)
     titles = list(found.caught_by)
-    collected, _ = grading.grade_collected(kata, f"mutant:{mutant}", titles, exitfirst=False,
+    collected, _ = forkserver.grade_collected(kata, f"mutant:{mutant}", titles, exitfirst=False,
                                            timeout=found.time_limit)
     extra = [f"--kata-title={t}" for t in titles]
     if found.time_limit:

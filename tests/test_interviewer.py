@@ -14,9 +14,10 @@ from mockkit import L1, QUESTIONS, current, kata, make_run, start
 from rich.console import Console
 
 from harness import catalog, mutants
-from harness.interviewer import commands, rubric, suite, watch
-from harness.interviewer.rubric import Scores
-from harness.mock.session import Kind, Reason, Sessions
+from harness.interviewer import commands, suite, watch
+from harness.session import rubric
+from harness.session.log import Kind, Reason, Sessions
+from harness.session.rubric import Scores
 from harness.store import Attempt, Store
 
 AUC = catalog.get("auc_roc")
@@ -290,7 +291,7 @@ def test_the_report_before_scoring_says_so_and_progress_shows_the_rubric(work, c
 # A second process writes a session's events while `kata interviewer watch` follows it.
 WRITER = f"""
 import sys
-from harness.mock.session import Kind, Reason, Sessions
+from harness.session.log import Kind, Reason, Sessions
 from harness.store import Store
 sessions = Sessions(Store())
 s = sessions.current()

@@ -12,7 +12,8 @@ import pytest
 from mockkit import kata, make_run
 
 from harness import catalog
-from harness.interviewer import mistakes, rubric
+from harness.interviewer import mistakes
+from harness.session import rubric
 
 KATAS = catalog.all_katas()
 SHORTEST = 12  # letters: a shorter text ("Yes.") says nothing by itself

@@ -2,7 +2,7 @@
 
 The in-process checks come first (anchors apply, mutants compile, titles exist), the gradings in
 child processes after, so a drifted mutant is reported in seconds. Each grading is forked from a
-warm grader (harness.warm), each mutant's from its kata's collected suite (harness.collected):
+warm grader, each mutant's from its kata's collected suite (both in tests/forkserver.py):
 a thousand mutants would otherwise spend most of their time importing and collecting.
 """
 
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 
+import forkserver
 import pytest
 
-from harness import catalog, grading, metadata, mutants, rules
-from harness.interviewer import html, script, suite
+from harness import catalog, metadata, mutants, rules
+from harness.interviewer import document, script, suite
 
 KATAS = catalog.all_katas()
 
@@ -31,8 +32,7 @@ MUTANTS = [pytest.param(k, m, id=f"{k.name}-{m.name}") for k in KATAS for m in _
 @functools.cache
 def collected(kata: catalog.Kata) -> list[suite.HiddenTest]:
     """Every hidden test's level, title and hint category, as the grader collects them."""
-    run, output = grading.grade(kata, "solution", "--collect-only", hidden_only=True,
-                                warm=True)
+    run, output = forkserver.grade(kata, "solution", "--collect-only", hidden_only=True)
     assert run.results, output[-2000:]
     return list(dict.fromkeys(suite.HiddenTest(r.level, r.title, r.hint) for r in run.results))
 
@@ -83,13 +83,13 @@ def test_the_interviewer_script_renders_in_both_languages(kata, lang):
     built = script.build(kata, lang, collected(kata))  # a missing text raises KeyError here
     assert len(built.sheets) == kata.num_levels and built.followups and built.selfcheck
     assert not built.other_mistakes, [m.name for m in built.other_mistakes]
-    page = html.script_page(built)
+    page = document.page(document.script(built))
     assert "http" not in page and f'lang="{lang}"' in page
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
 def test_reference_solution_passes_everything(kata):
-    run, output = grading.grade(kata, "solution", warm=True)
+    run, output = forkserver.grade(kata, "solution")
     assert run.passed, output[-3000:]
     assert run.hidden_total > 0 and set(run.level_counts()) >= set(range(1, kata.num_levels + 1))
 
@@ -98,14 +98,14 @@ def test_reference_solution_passes_everything(kata):
 def test_pristine_stub_fails(kata, tmp_path):
     stub = tmp_path / f"{kata.module}.py"
     stub.write_text(kata.pristine_stub(), encoding="utf-8")
-    run, output = grading.grade(kata, str(stub), "-x", warm=True)
+    run, output = forkserver.grade(kata, str(stub), "-x")
     assert not run.passed and run.import_error is None, output[-3000:]
 
 
 @pytest.mark.parametrize("kata, mutant", MUTANTS)
 def test_mutant_is_caught_by_the_tests_it_names(kata, mutant):
     # A mistake only a time limit shows (time_limit) need not wait out the test's own limit.
-    run, output = grading.grade_collected(kata, f"mutant:{mutant.name}", list(mutant.caught_by),
+    run, output = forkserver.grade_collected(kata, f"mutant:{mutant.name}", list(mutant.caught_by),
                                           timeout=mutant.time_limit)
     assert run.import_error is None, run.import_error
     caught = [r for r in run.results if r.failed and r.title in mutant.caught_by]

@@ -23,9 +23,11 @@ from mockkit import (
 )
 
 from harness import catalog, grading
-from harness.mock import ask, interview, watch
-from harness.mock.session import Reason, Sessions
+from harness.mock import watch
 from harness.results import TestResult as Result  # not a test class
+from harness.session import interview
+from harness.session import matcher as ask
+from harness.session.log import Reason, Sessions
 from harness.store import Attempt, Store
 
 AUC = catalog.get("auc_roc")
@@ -444,7 +446,7 @@ def test_hints_in_a_chinese_session_give_the_english_test_title_context(work, cl
             assert "測試" in line, line
     assert "失敗隱藏測試（英文名稱）" in failed.output
     english = kata("mock", "hint", "--lang", "en")
-    assert "Hint 2 of 2 for “tied scores must count one half”" in english.output
+    assert 'Hint 2 of 2 for "tied scores must count one half"' in english.output
 
 
 BRIEF_1 = "waits for Level 3"  # words of Level 1's brief, not of its prompt

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from harness import catalog
 from harness.cli import app
-from harness.mock.session import Reason, Sessions
+from harness.session.log import Reason, Sessions
 from harness.store import Store
 
 runner = CliRunner()

@@ -10,7 +10,7 @@ import sys
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.mock.session import Kind, Reason, SessionError, Sessions
+from harness.session.log import Kind, Reason, SessionError, Sessions
 from harness.store import Store
 
 runner = CliRunner()
@@ -121,7 +121,7 @@ def test_a_killed_writer_leaves_the_session_as_it_was(kata_home):
 def test_two_commands_at_once_lose_nothing_and_open_one_session(kata_home):
     Sessions(Store())
     code = ("import sys\n"
-            "from harness.mock.session import Kind, SessionError, Sessions\n"
+            "from harness.session.log import Kind, SessionError, Sessions\n"
             "from harness.store import Store\n"
             "sessions = Sessions(Store())\n"
             "try:\n"

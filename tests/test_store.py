@@ -159,7 +159,7 @@ def test_a_version_1_store_learns_how_each_attempt_ran_and_keeps_them_as_grades(
 
 
 def test_a_version_2_store_keeps_its_sessions_as_solo_and_gains_the_rubric(kata_home):
-    from harness.mock.session import Mode, Sessions
+    from harness.session.log import Mode, Sessions
 
     kata_home.mkdir()
     db = sqlite3.connect(kata_home / "progress.db")

@@ -14,19 +14,7 @@ spec = importlib.util.spec_from_file_location("zh_lint", catalog.ROOT / "tools" 
 zh_lint = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(zh_lint)
 
-# The CLI's words move into one catalogue (issue 33); until then these still say 後續討論 where the
-# glossary says 追問. Strict: the mark goes once they follow it, or are gone.
-CATALOGUE_PENDING = {"harness/mock/text.py", "harness/interviewer/text.py"}
-
-
-def _case(path):
-    name = str(path.relative_to(catalog.ROOT))
-    marks = [pytest.mark.xfail(strict=True, reason="the CLI's catalogue (issue 33) takes the "
-                               "glossary's terms")] if name in CATALOGUE_PENDING else []
-    return pytest.param(path, id=name, marks=marks)
-
-
-@pytest.mark.parametrize("path", [_case(p) for p in zh_lint.sources()])
+@pytest.mark.parametrize("path", zh_lint.sources(), ids=lambda p: str(p.relative_to(catalog.ROOT)))
 def test_zh_tw_text_follows_the_house_style(path):
     found = zh_lint.problems(path)
     assert not found, "run `python tools/zh_lint.py --fix`, then fix the rest by hand:\n" + \

@@ -14,4 +14,4 @@ export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 e2e=$(ls -d tests/*/ | grep -v -e '^tests/docs/' -e '^tests/toylm/')
 timeout 300 python3 -m pytest tests/toylm tests/test_fakes.py $e2e -q -rs -p no:cacheprovider 2>&1 \
   | tee "$out/tests.log"
-timeout 120 python3 -m harness.toylm.bench --device cuda --out "$out/toylm-cuda.md" 2>&1 | tail -20
+timeout 120 python3 tools/toylm_bench.py --device cuda --out "$out/toylm-cuda.md" 2>&1 | tail -20

@@ -45,9 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "docs" / "glossary.toml"
 # Where zh-TW text lives, as globs under the repository: add a file or a pattern here and both the
 # command and tests/test_zh_typography.py check it.
-SOURCES = ["katas/*/kata.toml", "harness/suites/*/*.toml", "harness/interviewer/*.toml",
-           "harness/mock/text.py", "harness/interviewer/text.py", "harness/help.toml",
-           "docs/**/*.zh-TW.md", "docs/benchmarks/zh-TW.toml"]
+SOURCES = ["katas/*/kata.toml", "harness/suites/*/*.toml", "harness/session/*.toml",
+           "harness/words.toml", "docs/**/*.zh-TW.md", "docs/benchmarks/zh-TW.toml"]
 
 HAN = r"\u3400-\u9fff"
 WIDE = r"\u3000-\u303f\uff00-\uffef"  # full-width marks: 。，、；：（）「」

@@ -4,37 +4,33 @@ candidate's files; each command reads the session as it is and changes only what
 
 from __future__ import annotations
 
-import os
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
-from harness import catalog, grading, helplang
-from harness.interviewer import html, report, rubric, screens, script, suite, watch
-from harness.interviewer.text import say
-from harness.mock import interview
-from harness.mock.session import Kind, Mode, Session, Sessions
-from harness.mock.text import clock
-from harness.store import Store, StoreError
+from harness import catalog, command, grading
+from harness.command import SessionLangOpt as LangOpt
+from harness.command import checked_lang as _lang
+from harness.interviewer import document, report, say, script, suite, watch
+from harness.lang import lang as default_lang
+from harness.screen import Screen
+from harness.session import interview, rubric
+from harness.session.clock import clock, when
+from harness.session.log import Mode, Session, Sessions
+from harness.store import Store
+from harness.words import say as say_key
 
 console = Console()
 
 
-class InterviewerGroup(helplang.Group):
+class InterviewerGroup(command.DefaultGroup):
     """`kata interviewer KATA [OPTIONS]` means `kata interviewer script KATA [OPTIONS]`."""
-
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
-        return ["KATA [--lang en|zh-TW] [--html FILE] | COMMAND [ARGS]..."]
-
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
-            args = ["script", *args]
-        return super().parse_args(ctx, args)
+    default = "script"
+    usage = "KATA [--lang en|zh-TW] [--html FILE]"
 
 
-interviewer = helplang.App(
+interviewer = command.App(
     cls=InterviewerGroup, no_args_is_help=True,
     help="Interview someone else on a kata.\n\nThe candidate runs `kata mock start KATA --pair` "
          "(briefs, the clock, grading; the tool answers nothing). You read the script, follow "
@@ -42,42 +38,28 @@ interviewer = helplang.App(
          "and hand over the feedback report.\n\n`kata interviewer KATA` is short for "
          "`kata interviewer script KATA`.")
 
-LangOpt = typer.Option(None, "--lang", help="en or zh-TW (default: the session's language)")
 KataOpt = typer.Option(None, "--kata", metavar="KATA",
                        help="refuse unless the pair session is on this kata")
 HtmlOpt = typer.Option(None, "--html", metavar="FILE",
                        help="write one self-contained, printable page instead")
 
 
-def _lang(lang: str | None) -> str | None:
-    if lang is not None and lang not in catalog.LANGS:
-        raise typer.BadParameter(f"--lang must be one of {', '.join(catalog.LANGS)}, got {lang!r}")
-    return lang
-
-
 def fail(message: str, code: int = 2) -> typer.Exit:
-    console.print(message, style="red", markup=False, highlight=False, soft_wrap=True)
+    command.say_to(console, message, "red")
     return typer.Exit(code)
 
 
-def note(message: str, style: str = "") -> None:
-    console.print(message, style=style, markup=False, highlight=False, soft_wrap=True)
+def note(message: str, style: str | None = None) -> None:
+    command.say_to(console, message, style)
 
 
-@contextmanager
 def _guard():
     """A store being written by another process is a clear error, never a traceback."""
-    try:
-        yield
-    except StoreError as exc:
-        raise fail(f"{exc}: try again in a moment; nothing was written.") from exc
+    return command.guard(console)
 
 
 def _store() -> Store:
-    store = Store()
-    if store.notice:
-        note(store.notice, "yellow")
-    return store
+    return command.open_store(console)
 
 
 def _open_pair(lang: str | None, kata_name: str | None) -> tuple[Sessions, Session, str]:
@@ -85,7 +67,7 @@ def _open_pair(lang: str | None, kata_name: str | None) -> tuple[Sessions, Sessi
     sessions = Sessions(_store())
     session = sessions.current()
     if session is None or session.mode != Mode.PAIR:
-        raise fail(say("no_pair", lang or (session.lang if session else helplang.lang())))
+        raise fail(say("no_pair", lang or (session.lang if session else default_lang())))
     return sessions, _checked(session, kata_name, lang), lang or session.lang
 
 
@@ -93,7 +75,7 @@ def _last_pair(lang: str | None, kata_name: str | None) -> tuple[Store, Session,
     store = _store()
     session = Sessions(store).last_pair()
     if session is None:
-        raise fail(say("no_pair_yet", lang or helplang.lang()))
+        raise fail(say("no_pair_yet", lang or default_lang()))
     return store, _checked(session, kata_name, lang), lang or session.lang
 
 
@@ -101,20 +83,23 @@ def _checked(session: Session, kata_name: str | None, lang: str | None) -> Sessi
     if kata_name is not None and kata_name != session.kata:
         raise fail(say("other_kata", lang or session.lang, kata=session.kata, wanted=kata_name))
     if interview.kata_of(session) is None:
-        raise fail(f"the session's kata {session.kata} is no longer in katas/")
+        raise fail(say_key("mock.kata_gone", lang or session.lang, kata=session.kata))
     return session
 
 
-def _write(path: Path, text: str, lang: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    note(say("wrote", lang, path=path))
+def _show(doc: document.Document, html_file: Path | None) -> None:
+    """On the terminal, or as one HTML page in `html_file`."""
+    if html_file is None:
+        document.show(console, doc)
+        return
+    html_file.parent.mkdir(parents=True, exist_ok=True)
+    html_file.write_text(document.page(doc), encoding="utf-8")
+    note(say("wrote", doc.lang, path=html_file))
 
 
 @interviewer.command("script")
 def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's name"),
-            lang: str = typer.Option(None, "--lang",
-                                     help="en or zh-TW (default: KATA_LANG, else en)"),
+            lang: str = command.LangOpt,
             html_file: Path = HtmlOpt,
             yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
     """The script: briefs, answers, hints, mistakes.
@@ -122,29 +107,18 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
     A sheet per level, then the follow-ups and the rubric. It holds the answers, the hints
     and the classic mistakes, so looking at it counts as a reveal in your progress, like
     `kata solution`, until you have passed the kata."""
-    lang = _lang(lang) or helplang.lang()
+    lang = _lang(lang) or default_lang()
     try:
         kata = catalog.get(name)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0]) from exc
     with _guard():
-        store = _store()
-        best = store.best(kata.name)
-        earned = (best is not None and best.best_level == kata.num_levels) \
-            or store.revealed(kata.name) or os.environ.get("KATAS_MAINTAINER") == "1"
-        if not earned:
-            if not yes and not typer.confirm(say("reveal", lang, kata=kata.name)):
-                raise typer.Exit(1)
-            store.add_reveal(kata.name)
+        command.reveal(_store(), kata, say("reveal", lang, kata=kata.name), yes)
     try:
         tests = suite.hidden_tests(kata)
     except grading.GradingError as exc:
         raise fail(str(exc)) from exc
-    built = script.build(kata, lang, tests)
-    if html_file is not None:
-        _write(html_file, html.script_page(built), lang)
-    else:
-        screens.print_script(console, built)
+    _show(document.script(script.build(kata, lang, tests)), html_file)
 
 
 @interviewer.command("watch")
@@ -157,7 +131,7 @@ def watch_(lang: str = LangOpt, kata: str = KataOpt,
     lang = _lang(lang)
     with _guard():
         sessions, session, lang = _open_pair(lang, kata)
-        note(say("watch_header", lang, kata=session.kata, when=report.when(session.started),
+        note(say("watch_header", lang, kata=session.kata, when=when(session.started),
                  file=session.file), "bold")
         try:
             found = watch.follow(console, sessions, session, interview.kata_of(session), lang,
@@ -185,24 +159,20 @@ def hint(category: str = typer.Argument(..., metavar="CATEGORY",
     lang = _lang(lang)
     with _guard():
         sessions, session, lang = _open_pair(lang, kata)
-        meta = interview.kata_of(session).meta
-        hints = meta.get("hints", {})
+        hints = interview.kata_of(session).spec.hints
         if category not in hints:
             raise fail(say("bad_category", lang, kata=session.kata, category=category,
                            known=", ".join(hints)))
         _live(session, lang)
-        given = {step for c, step in session.hints if c == category}
-        if given >= {0, 1}:
-            note(say("hint_spent", lang, category=category, text=hints[category][lang][1]),
+        at = interview.now()
+        step = interview.give_hint(sessions, session, category, by="interviewer")
+        if step is None:
+            note(say("hint_spent", lang, category=category, text=hints[category](lang)[1]),
                  "yellow")
             return
-        step = min({0, 1} - given)
-        at = interview.now()
-        sessions.record(session, at, (Kind.HINT, session.level,
-                                      {"category": category, "step": step, "by": "interviewer"}))
         note(say("logged_hint", lang, at=clock(at - session.started), step=step + 1,
                  kind=say("nudge" if step == 0 else "pointer", lang), category=category,
-                 text=hints[category][lang][step]), "green")
+                 text=hints[category](lang)[step]), "green")
         note(say("hints_given", lang, n=len(session.hints)))
 
 
@@ -217,8 +187,8 @@ def answered(which: list[str] = typer.Argument(..., metavar="N...",
     lang = _lang(lang)
     with _guard():
         sessions, session, lang = _open_pair(lang, kata)
-        questions = interview.kata_of(session).meta["questions"]
-        ids = [q["id"] for q in questions]
+        questions = interview.kata_of(session).spec.questions
+        ids = [q.id for q in questions]
         indices = []
         for item in which:
             index = int(item) - 1 if item.isdigit() else ids.index(item) if item in ids else -1
@@ -228,13 +198,11 @@ def answered(which: list[str] = typer.Argument(..., metavar="N...",
             indices.append(index)
         _live(session, lang)
         at = interview.now()
-        fresh = [i for i in dict.fromkeys(indices) if i not in session.asked]
-        sessions.record(session, at, *[(Kind.ASK, session.level,
-                                        {"question": i, "by": "interviewer"}) for i in fresh])
+        fresh = interview.log_answers(sessions, session, indices)
         for i in dict.fromkeys(indices):
             if i in fresh:
                 note(say("logged_answer", lang, at=clock(at - session.started), number=i + 1,
-                         ask=questions[i]["ask"][lang]), "green")
+                         ask=questions[i].ask(lang)), "green")
             else:
                 note(say("answered_before", lang, number=i + 1), "yellow")
 
@@ -271,7 +239,7 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
         rubric.Scores(store).record(session.id, interview.now(), entries)
         stored = rubric.Scores(store).of(session.id)
         points = rubric.points(kata_)
-        note(say("scored", lang, when=report.when(session.started), n=len(stored.levels),
+        note(say("scored", lang, when=when(session.started), n=len(stored.levels),
                  covered=sum(stored.covered.get(p, False) for p in points), points=len(points)),
              "green")
 
@@ -309,8 +277,8 @@ def _entries(kata: catalog.Kata, lang: str, dimension: list[str], evidence: list
 
 def _ask(kata: catalog.Kata, session: Session, lang: str) -> list[tuple]:
     """Each dimension with its anchors, then each follow-up point, then the notes."""
-    printer = screens.Printer(console, lang)
-    printer.rule(say("score_title", lang, kata=kata.name, when=report.when(session.started)))
+    printer = Screen(console, lang, "interviewer", wrap=True)
+    printer.rule(say("score_title", lang, kata=kata.name, when=when(session.started)))
     entries = []
     for n, d in enumerate(rubric.dimensions(), start=1):
         printer.text(f"{n}. {d.name[lang]}", "bold")
@@ -328,9 +296,9 @@ def _ask(kata: catalog.Kata, session: Session, lang: str) -> list[tuple]:
         while not why.strip():
             why = typer.prompt(say("ask_evidence", lang))
         entries.append((d.id, level, why.strip()))
-    for f, followup in enumerate(kata.meta.get("followups", []), start=1):
-        printer.text(f"{f}. {followup['question'][lang]}", "bold")
-        for p, point in enumerate(followup["points"][lang], start=1):
+    for f, followup in enumerate(kata.spec.followups, start=1):
+        printer.text(f"{f}. {followup.question(lang)}", "bold")
+        for p, point in enumerate(followup.points(lang), start=1):
             yes = typer.confirm(say("ask_point", lang, point=point), default=False)
             entries.append((rubric.point_item(f, p), int(yes), ""))
     notes = typer.prompt(say("ask_notes", lang), default="", show_default=False)
@@ -347,7 +315,4 @@ def report_(lang: str = LangOpt, html_file: Path = HtmlOpt, kata: str = KataOpt)
     with _guard():
         store, session, lang = _last_pair(lang, kata)
         built = report.build(store, session, interview.kata_of(session), lang)
-    if html_file is not None:
-        _write(html_file, html.report_page(built), lang)
-    else:
-        screens.print_report(console, built)
+    _show(document.report(built), html_file)

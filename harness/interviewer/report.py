@@ -4,17 +4,14 @@ kata to try. Built as sections of lines, so the terminal and the HTML page show 
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 from harness import catalog
-from harness.interviewer import mistakes, rubric
-from harness.interviewer.text import say
+from harness.interviewer import mistakes, say
 from harness.interviewer.timeline import Line, Timeline
-from harness.mock import interview
-from harness.mock.session import Kind, Session, Sessions
-from harness.mock.text import clock
-from harness.results import EXAMPLES
+from harness.session import interview, rubric
+from harness.session.clock import clock, when
+from harness.session.log import Session, Sessions
 from harness.store import Store
 
 
@@ -32,10 +29,6 @@ class Report:
     sections: list[Section]
 
 
-def when(at: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
-
-
 def build(store: Store, session: Session, kata: catalog.Kata, lang: str) -> Report:
     subtitle = say("report_session", lang, when=when(session.started),
                    minutes=f"{session.minutes:g}", passed=session.levels_passed,
@@ -49,7 +42,7 @@ def build(store: Store, session: Session, kata: catalog.Kata, lang: str) -> Repo
     sections = [Section(say("timeline", lang), lines),
                 Section(say("measured", lang), measured(session, kata, lang)),
                 Section(say("assessment", lang), assessment(store, session, kata, lang))]
-    selfcheck = kata.meta.get("selfcheck", {}).get(lang, [])
+    selfcheck = kata.spec.selfcheck(lang)
     if selfcheck:
         sections.append(Section(say("selfcheck", lang),
                                 [Line(f"[ ] {item}") for item in selfcheck]))
@@ -59,22 +52,22 @@ def build(store: Store, session: Session, kata: catalog.Kata, lang: str) -> Repo
 
 def measured(session: Session, kata: catalog.Kata, lang: str) -> list[Line]:
     last = session.last_submit
-    counts = last.data.get("counts", {}) if last and not last.data.get("import_error") else {}
+    counts = last.counts if last and not last.import_error else {}
     passed_at = {level: at for level, at, _ in session.level_times()}
     lines = []
     for level in range(1, session.levels + 1):
-        if str(level) not in counts:
+        if level not in counts:
             lines.append(Line(say("not_submitted", lang, n=level), "dim"))
             continue
-        ok, total = counts[str(level)]
+        ok, total = counts[level]
         text = say("measured_level", lang, n=level, passed=ok, total=total)
         if level in passed_at:
             text += say("measured_passed", lang, at=clock(passed_at[level]))
         lines.append(Line(text, "green" if ok == total else "red"))
     asked = len(session.asked)
-    lines.append(Line(say("totals", lang, submits=len(session.of(Kind.SUBMIT)),
+    lines.append(Line(say("totals", lang, submits=len(session.submits),
                           hints=len(session.hints), asked=asked,
-                          total=len(kata.meta["questions"]))))
+                          total=len(kata.spec.questions))))
     hit = hits(session, kata)
     lines.append(Line(say("hit" if hit else "none_hit", lang)))
     for mutant, first, fixed in hit:
@@ -88,13 +81,12 @@ def hits(session: Session, kata: catalog.Kata) -> list[tuple]:
     """(mutant, seconds in when a failing test first pointed at it, fixed by the last submit)."""
     found = mistakes.load(kata)
     first: dict[str, tuple] = {}
-    for e in session.of(Kind.SUBMIT):
-        for level, title, _, _ in e.data.get("failures", []):
-            if EXAMPLES < level <= e.level:
-                for m in mistakes.likely(found, title):
-                    first.setdefault(m.name, (m, e.at - session.started))
+    for submit in session.submits:
+        for failure in submit.shown():
+            for m in mistakes.likely(found, failure.title):
+                first.setdefault(m.name, (m, submit.at - session.started))
     last = session.last_submit
-    failing = {title for _, title, _, _ in last.data.get("failures", [])} if last else set()
+    failing = {f.title for f in last.failures} if last else set()
     return [(m, at, not failing & set(m.caught_by)) for m, at in first.values()]
 
 
@@ -114,9 +106,9 @@ def assessment(store: Store, session: Session, kata: catalog.Kata, lang: str) ->
     points = rubric.points(kata)
     covered = sum(score.covered.get(p, False) for p in points)
     lines.append(Line(say("points", lang, covered=covered, total=len(points)), "bold"))
-    for f, followup in enumerate(kata.meta.get("followups", []), start=1):
-        lines.append(Line(f"{f}. {followup['question'][lang]}"))
-        for p, text in enumerate(followup["points"][lang], start=1):
+    for f, followup in enumerate(kata.spec.followups, start=1):
+        lines.append(Line(f"{f}. {followup.question(lang)}"))
+        for p, text in enumerate(followup.points(lang), start=1):
             yes = score.covered.get((f, p), False)
             lines.append(Line(say("point_yes" if yes else "point_no", lang, text=text),
                               "green" if yes else "red"))

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness import catalog, metadata
-from harness.interviewer import mistakes, rubric
+from harness import catalog
+from harness.interviewer import mistakes
 from harness.interviewer.suite import HiddenTest, levels_by_title
+from harness.session import rubric
 
 
 @dataclass(frozen=True)
@@ -99,37 +100,33 @@ def plan(minutes: float, levels: int) -> list[Plan]:
 
 
 def build(kata: catalog.Kata, lang: str, tests: list[HiddenTest]) -> Script:
-    meta = kata.meta
+    spec = kata.spec
     levels = levels_by_title(tests)
-    plans = plan(float(meta["minutes"]), kata.num_levels)
-    sheets = [Sheet(n, spec["title"][lang], spec.get("brief", {}).get(lang),
-                    spec["prompt"][lang], plans[n - 1], spec.get("open", {}).get(lang))
-              for n, spec in enumerate(meta["levels"], start=1)]
-    for number, q in enumerate(meta["questions"], start=1):
-        level = min(metadata.question_level(q), kata.num_levels)
-        sheets[level - 1].questions.append(
-            Question(number, q["id"], q["ask"][lang], q["answer"][lang]))
-    hints, placed = meta.get("hints", {}), set()
+    plans = plan(float(spec.minutes), kata.num_levels)
+    sheets = [Sheet(lv.n, lv.title(lang), lv.brief(lang) if lv.brief else None, lv.prompt(lang),
+                    plans[lv.n - 1], lv.open(lang) if lv.open else None) for lv in spec.levels]
+    for q in spec.questions:
+        sheets[min(q.level, kata.num_levels) - 1].questions.append(
+            Question(q.number, q.id, q.ask(lang), q.answer(lang)))
+    hints, placed = spec.hints, set()
     for sheet in sheets:
         own = [t for t in tests if t.level == sheet.level]
         for category in dict.fromkeys(t.hint for t in own if t.hint in hints):
             placed.add(category)
             titles = tuple(dict.fromkeys(t.title for t in own if t.hint == category))
-            sheet.hints.append(_ladder(category, hints[category][lang], titles))
-    other_hints = [_ladder(c, texts[lang], ()) for c, texts in hints.items() if c not in placed]
+            sheet.hints.append(_ladder(category, hints[category](lang), titles))
+    other_hints = [_ladder(c, texts(lang), ()) for c, texts in hints.items() if c not in placed]
     other_mistakes = []
     for m in mistakes.load(kata):
         mistake = Mistake(m.name, m.mistake[lang], m.caught_by, m.planted)
         level = mistakes.level_of(m, levels)
         (sheets[level - 1].mistakes if level else other_mistakes).append(mistake)
-    followups = [Followup(f["question"][lang], tuple(f["points"][lang]))
-                 for f in meta.get("followups", [])]
+    followups = [Followup(f.question(lang), tuple(f.points(lang))) for f in spec.followups]
     anchored = [Anchored(d.id, d.name[lang], tuple(d.anchors[lang]),
                          tuple(rubric.kata_anchors(kata, d.id, lang)))
                 for d in rubric.dimensions()]
-    return Script(kata.name, lang, kata.title(lang), float(meta["minutes"]), sheets, followups,
-                  list(meta.get("selfcheck", {}).get(lang, [])), other_hints, other_mistakes,
-                  anchored)
+    return Script(kata.name, lang, kata.title(lang), float(spec.minutes), sheets, followups,
+                  list(spec.selfcheck(lang)), other_hints, other_mistakes, anchored)
 
 
 def _ladder(category: str, texts: list[str], titles: tuple[str, ...]) -> HintLadder:

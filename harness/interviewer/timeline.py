@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness import catalog, mutants
-from harness.interviewer import mistakes
-from harness.interviewer.text import say
-from harness.mock.session import Event, Kind, Reason, Session
-from harness.mock.text import clock
-from harness.results import EXAMPLES
+from harness.interviewer import mistakes, say
+from harness.results import counted, times
+from harness.session.clock import clock
+from harness.session.log import Event, Kind, Reason, Session, Submit
 
 
 @dataclass(frozen=True)
@@ -50,24 +49,22 @@ class Timeline:
         return getattr(self, f"_{event.kind.value}")(event)
 
     def _submit(self, e: Event) -> list[Line]:
+        submit = Submit.of(e)
         out = [Line(say("ev_time_up", self.lang, at=self.at(e)), "yellow")] \
-            if e.data.get("time_up") else []
-        if e.data.get("import_error"):
+            if submit.time_up else []
+        if submit.import_error:
             return out + [Line(say("ev_import", self.lang, at=self.at(e),
-                                   error=e.data["import_error"]), "red")]
-        passed, total = e.data.get("counts", {}).get(str(e.level), [0, 0])
+                                   error=submit.import_error), "red")]
+        passed, total = submit.counts.get(e.level, (0, 0))
         out.append(Line(say("ev_submit", self.lang, at=self.at(e), n=e.level, passed=passed,
                             total=total), "green" if passed == total else "red"))
         if not self.detail:
             return out
-        counts: dict[tuple, int] = {}
-        for level, title, hint, _ in e.data.get("failures", []):
-            if EXAMPLES < level <= e.level:  # what the candidate was shown
-                counts[level, title, hint] = counts.get((level, title, hint), 0) + 1
-        for (level, title, hint), n in counts.items():
+        shown = ((f.level, f.title, f.hint) for f in submit.shown())  # what the candidate saw
+        for (level, title, hint), n in counted(shown):
             where = say("ev_where", self.lang, n=level) if level != e.level else ""
             out.append(Line(say("ev_failure", self.lang, where=where, title=title, hint=hint,
-                                times=f" (×{n})" if n > 1 else ""), "red"))
+                                times=times(n)), "red"))
             out += [Line(say("ev_likely", self.lang, mistake=m.mistake[self.lang], name=m.name),
                          "cyan") for m in mistakes.likely(self.found, title)]
         return out
@@ -86,8 +83,8 @@ class Timeline:
 
     def _ask(self, e: Event) -> list[Line]:
         index = e.data["question"]
-        questions = self.kata.meta["questions"] if self.kata else []
-        ask = questions[index]["ask"][self.lang] if 0 <= index < len(questions) else "?"
+        questions = self.kata.spec.questions if self.kata else ()
+        ask = questions[index].ask(self.lang) if 0 <= index < len(questions) else "?"
         return [Line(say("ev_ask", self.lang, at=self.at(e), number=index + 1, ask=ask))]
 
     def _spec(self, e: Event) -> list[Line]:

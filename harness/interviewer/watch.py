@@ -9,13 +9,13 @@ import time
 from rich.console import Console
 
 from harness import catalog
-from harness.interviewer.screens import Printer
-from harness.interviewer.text import say
+from harness.countdown import Countdown
+from harness.interviewer import say
 from harness.interviewer.timeline import Timeline
-from harness.mock import interview
-from harness.mock.countdown import Countdown
-from harness.mock.session import Session, SessionError, Sessions
-from harness.mock.text import clock
+from harness.screen import Screen
+from harness.session import interview
+from harness.session.clock import clock
+from harness.session.log import Session, SessionError, Sessions
 from harness.store import StoreError
 
 sleep = time.sleep  # tests replace it
@@ -26,7 +26,7 @@ def follow(console: Console, sessions: Sessions, session: Session, kata: catalog
            lang: str, interval: float = INTERVAL) -> bool:
     """Print every event of the session as it lands, with a clock line between; return when the
     session ends (True) or disappears from the store (False)."""
-    printer, timeline = Printer(console, lang), Timeline(session, kata, lang, detail=True)
+    printer, timeline = Screen(console, lang, wrap=True), Timeline(session, kata, lang, detail=True)
     state = {"session": session, "seen": 0}
 
     def line() -> str:
@@ -52,9 +52,10 @@ def follow(console: Console, sessions: Sessions, session: Session, kata: catalog
                     with countdown.paused():
                         for event in new:
                             for entry in timeline.lines(event):
-                                printer.line(entry)
+                                printer.text(entry.text, entry.style)
                         if not fresh.is_open:
-                            printer.line(timeline.end())
+                            end = timeline.end()
+                            printer.text(end.text, end.style)
                             return True
             countdown.show()
             sleep(interval)

@@ -1,1 +1,1 @@
-"""`kata mock`: a timed mock interview on one kata, with levels that unlock in order."""
+"""`kata mock`: the candidate's commands and screens, on the session layer (harness.session)."""

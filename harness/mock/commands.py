@@ -3,41 +3,33 @@ command can be interrupted (Ctrl-C, a closed terminal) and the next one picks th
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
-from harness import catalog, grading, helplang
-from harness.mock import interview, watch
-from harness.mock.countdown import Countdown
+from harness import catalog, command, grading
+from harness.command import SessionLangOpt as LangOpt
+from harness.command import checked_lang as _lang
+from harness.countdown import Countdown
+from harness.lang import lang as default_lang
+from harness.mock import watch
 from harness.mock.screens import Screen
-from harness.mock.session import Mode, Reason, Session, SessionError, Sessions
-from harness.mock.text import clock, say
-from harness.store import Store, StoreError
+from harness.session import interview
+from harness.session.clock import clock
+from harness.session.log import Mode, Reason, Session, SessionError, Sessions
+from harness.words import say
 
 console = Console()
 
 
-class MockGroup(helplang.Group):
-    """`kata mock [KATA] [OPTIONS]` means `kata mock start [KATA] [OPTIONS]`.
-
-    A group cannot take an optional positional argument next to its subcommands (click would read
-    `submit` as a kata name), so anything that is not a subcommand is handed to `start`. Typer
-    ships its own click, so nothing here imports `click` (a plain install does not have it).
-    """
-
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
-        return ["[KATA] [--brief | --pair] [--minutes N] [--lang en|zh-TW] | COMMAND [ARGS]..."]
-
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
-        if not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names):
-            args = ["start", *args]
-        return super().parse_args(ctx, args)
+class MockGroup(command.DefaultGroup):
+    """`kata mock [KATA] [OPTIONS]` means `kata mock start [KATA] [OPTIONS]`."""
+    default, when_empty = "start", True
+    usage = "[KATA] [--brief | --pair] [--minutes N] [--lang en|zh-TW]"
 
 
-mock = helplang.App(
+mock = command.App(
     cls=MockGroup,
     help="A timed mock interview.\n\nLevels unlock in order, the interviewer answers clarifying "
          "questions, hints are counted, and a scorecard with follow-up questions ends it. "
@@ -48,33 +40,13 @@ mock = helplang.App(
          "have not passed yet when KATA is left out) or shows the open one; it is short for "
          "`kata mock start`.")
 
-LangOpt = typer.Option(None, "--lang", help="en or zh-TW (default: the session's language)")
-
-
-def _lang(lang: str | None) -> str | None:
-    if lang is not None and lang not in catalog.LANGS:
-        raise typer.BadParameter(f"--lang must be one of {', '.join(catalog.LANGS)}, got {lang!r}")
-    return lang
-
-
-@contextmanager
 def _guard(lang: str):
     """Clear messages instead of tracebacks for a busy store and for Ctrl-C."""
-    try:
-        yield
-    except StoreError as exc:
-        console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from exc
-    except KeyboardInterrupt as exc:
-        Screen(console, lang).say("interrupted", "yellow")
-        raise typer.Exit(130) from exc
+    return command.guard(console, say("mock.interrupted", lang))
 
 
 def _sessions() -> Sessions:
-    store = Store()
-    if store.notice:
-        console.print(store.notice, style="yellow", markup=False, highlight=False, soft_wrap=True)
-    return Sessions(store)
+    return Sessions(command.open_store(console))
 
 
 def _expire(sessions: Sessions, session: Session, screen: Screen) -> bool:
@@ -94,7 +66,7 @@ def _open(lang: str | None, need_kata: bool = True):
             # the clock ran out between two commands: say that, not just "no interview is open"
             Screen(console, lang or last.lang).say("time_was_up", "yellow", kata=last.kata)
         else:
-            Screen(console, lang or helplang.lang()).say("no_session", "yellow")
+            Screen(console, lang or default_lang()).say("no_session", "yellow")
         raise typer.Exit(1)
     screen = Screen(console, lang or session.lang)
     kata = interview.kata_of(session)
@@ -111,8 +83,7 @@ def _open(lang: str | None, need_kata: bool = True):
 def start(name: str = typer.Argument(None, metavar="KATA",
                                      help="the kata (default: one you have not passed yet)"),
           minutes: float = typer.Option(None, "--minutes", help="the clock (default: the kata's)"),
-          lang: str = typer.Option(None, "--lang",
-                                    help="en or zh-TW (default: KATA_LANG, else en)"),
+          lang: str = command.LangOpt,
           file: Path = typer.Option(None, "--file",
                                     help="grade this file instead of katas/KATA/<module>.py"),
           brief: bool = typer.Option(False, "--brief",
@@ -124,10 +95,10 @@ def start(name: str = typer.Argument(None, metavar="KATA",
     """Start a session, or show the open one."""
     lang = _lang(lang)
     if minutes is not None and minutes <= 0:
-        raise typer.BadParameter(f"--minutes must be positive, got {minutes:g}")
+        raise typer.BadParameter(say("cli.minutes_positive", minutes=minutes))
     if file is not None and not file.is_file():
-        raise typer.BadParameter(f"--file is not a file: {file}")
-    with _guard(lang or helplang.lang()):
+        raise typer.BadParameter(say("cli.not_a_file", file=file))
+    with _guard(lang or default_lang()):
         sessions = _sessions()
         current = sessions.current()
         if current is not None:
@@ -143,7 +114,7 @@ def start(name: str = typer.Argument(None, metavar="KATA",
                 raise typer.Exit(1)
             screen.session(current, kata, resumed=True)
             return
-        lang = lang or helplang.lang()
+        lang = lang or default_lang()
         screen = Screen(console, lang)
         kata = _pick(name, sessions, screen)
         try:
@@ -177,7 +148,7 @@ def _pick(name: str | None, sessions: Sessions, screen: Screen) -> catalog.Kata:
 def status(lang: str = LangOpt) -> None:
     """The current level's prompt and the clock."""
     lang = _lang(lang)
-    with _guard(lang or helplang.lang()):
+    with _guard(lang or default_lang()):
         _, session, kata, screen = _open(lang)
         screen.session(session, kata)
 
@@ -188,7 +159,7 @@ def questions(lang: str = LangOpt) -> None:
 
     Answers are shown for those you asked."""
     lang = _lang(lang)
-    with _guard(lang or helplang.lang()):
+    with _guard(lang or default_lang()):
         _, session, kata, screen = _open(lang)
         if session.mode == Mode.PAIR:
             screen.say("pair_ask")
@@ -204,7 +175,7 @@ def ask(question: str = typer.Argument(..., help="your question in your own word
 
     It costs nothing, and the scorecard lists it."""
     lang = _lang(lang)
-    with _guard(lang or helplang.lang()):
+    with _guard(lang or default_lang()):
         sessions, session, kata, screen = _open(lang)
         if session.mode == Mode.PAIR:
             screen.say("pair_ask", "yellow")
@@ -220,7 +191,7 @@ def submit(hint: bool = typer.Option(False, "--hint", help="also show the next h
            lang: str = LangOpt) -> None:
     """Grade your file; a level passed in full unlocks the next."""
     lang = _lang(lang)
-    with _guard(lang or helplang.lang()):
+    with _guard(lang or default_lang()):
         sessions, session, kata, screen = _open(lang)
         passed = _submit(sessions, session, kata, screen)
         if hint and session.is_open and not passed:
@@ -240,7 +211,7 @@ def _submit(sessions: Sessions, session: Session, kata: catalog.Kata, screen: Sc
         screen.say("file_gone", "red", file=session.file)
         raise typer.Exit(2) from exc
     except grading.GradingError as exc:
-        console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
+        screen.text(str(exc), "red")
         raise typer.Exit(2) from exc
     screen.verdict(session, kata, verdict)
     interview.expire(sessions, session, graded=True)
@@ -255,7 +226,7 @@ def hint(lang: str = LangOpt) -> None:
 
     A nudge first, then a pointer."""
     lang = _lang(lang)
-    with _guard(lang or helplang.lang()):
+    with _guard(lang or default_lang()):
         sessions, session, kata, screen = _open(lang)
         if session.mode == Mode.PAIR:
             screen.say("pair_hint", "yellow")
@@ -269,7 +240,7 @@ def spec(lang: str = LangOpt) -> None:
 
     Where levels open with their brief, the scorecard notes that you opened it."""
     lang = _lang(lang)
-    with _guard(lang or helplang.lang()):
+    with _guard(lang or default_lang()):
         sessions, session, kata, screen = _open(lang)
         interview.spec(sessions, session)
         screen.spec(session, kata)
@@ -282,13 +253,13 @@ def watch_file(lang: str = LangOpt,
 
     Ctrl-C stops watching."""
     lang = _lang(lang)
-    with _guard(lang or helplang.lang()):
+    with _guard(lang or default_lang()):
         sessions, session, kata, screen = _open(lang)
         file = Path(session.file)
         screen.say("watching", file=file)
 
         def line() -> str:
-            return say("watch_line", screen.lang, n=min(session.level, session.levels),
+            return screen.words("watch_line", n=min(session.level, session.levels),
                        left=clock(session.left(interview.now())), file=file.name)
 
         countdown = Countdown(console, line, lambda: session.left(interview.now()),
@@ -324,10 +295,10 @@ def scorecard(lang: str = LangOpt) -> None:
 
     With its follow-up questions."""
     lang = _lang(lang)
-    with _guard(lang or helplang.lang()):
+    with _guard(lang or default_lang()):
         session = _sessions().last_finished()
         if session is None:
-            Screen(console, lang or helplang.lang()).say("no_finished", "yellow")
+            Screen(console, lang or default_lang()).say("no_finished", "yellow")
             raise typer.Exit(1)
         Screen(console, lang or session.lang).end(session, interview.kata_of(session))
 
@@ -338,7 +309,7 @@ def end(lang: str = LangOpt) -> None:
 
     Then the follow-up questions and the self-check."""
     lang = _lang(lang)
-    with _guard(lang or helplang.lang()):
+    with _guard(lang or default_lang()):
         sessions, session, kata, screen = _open(lang, need_kata=False)
         sessions.finish(session, Reason.ENDED, interview.now())
         screen.end(session, kata)

@@ -8,9 +8,10 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end tests need torch")
 
+from devices import DEVICES  # noqa: E402
+
 from harness.suites.batch_crash_recovery.fakes import CrashingSlots  # noqa: E402
 from harness.toylm import ToyLM  # noqa: E402
-from harness.toylm.devices import DEVICES  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -10,10 +10,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from harness.mock.session import Kind, Mode, Reason, Sessions
 
 from harness import catalog
 from harness.interviewer import html, report, rubric, script, suite
-from harness.mock.session import Kind, Mode, Reason, Sessions
 from harness.store import Store
 
 from .test_docs_browser import CHROMIUM, FLAGS, Tab, _Quiet, cjk_font_missing, sync_api

@@ -9,12 +9,13 @@ from __future__ import annotations
 import pytest
 
 torch = pytest.importorskip("torch", reason="the kv_cache_debug end-to-end tests need torch")
+from devices import DEVICES  # noqa: E402  (needs torch)
+
 from harness.suites.kv_cache_debug.bench import (  # noqa: E402
     bench_prompts,
     bench_weights,
     recompute,
 )
-from harness.toylm.devices import DEVICES  # noqa: E402  (needs torch)
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -20,8 +20,9 @@ from harness import catalog, mutants
 from harness.loader import load_module
 
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end tests need torch")
+from devices import DEVICES  # noqa: E402  (needs torch)
+
 from harness.toylm import ToyLM  # noqa: E402
-from harness.toylm.devices import DEVICES  # noqa: E402  (needs torch)
 from harness.toylm.weights import make_weights  # noqa: E402
 
 KATA = catalog.get("padded_attention")

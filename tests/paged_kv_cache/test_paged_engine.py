@@ -17,9 +17,10 @@ from harness import catalog, mutants
 from harness.loader import load_module
 
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end tests need torch")
+from devices import DEVICES  # noqa: E402  (needs torch)
+
 from harness.suites.paged_kv_cache.engine import PagedEngine, Request, serve  # noqa: E402
 from harness.toylm import ToyLM  # noqa: E402
-from harness.toylm.devices import DEVICES  # noqa: E402  (needs torch)
 
 KATA = catalog.get("paged_kv_cache")
 

@@ -14,9 +14,10 @@ import random
 import pytest
 
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end test needs torch")
+from devices import DEVICES  # noqa: E402  (needs torch)
+
 from harness.suites.prefill_decode_scheduler.engine import PrefillDecodeEngine  # noqa: E402
 from harness.toylm import ToyLM  # noqa: E402
-from harness.toylm.devices import DEVICES  # noqa: E402  (needs torch)
 
 # (name, Scheduler kwargs, whether the run must preempt)
 CONFIGS = [

@@ -13,8 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 torch = pytest.importorskip("torch", reason="the ToyLM end-to-end test needs torch")
+from devices import DEVICES  # noqa: E402  (needs torch)
+
 from harness.toylm import ToyLM  # noqa: E402
-from harness.toylm.devices import DEVICES  # noqa: E402  (needs torch)
 
 
 def prompts(n: int, vocab: int, seed: int = 0) -> list[list[int]]:

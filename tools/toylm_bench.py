@@ -1,4 +1,4 @@
-"""Greedy decoding speed, stateless against KV-cached: `python -m harness.toylm.bench`.
+"""Greedy decoding speed, stateless against KV-cached: `python tools/toylm_bench.py`.
 
 Stateless: every step runs model_next over the full prefixes. Cached: a slot cache, where
 each step feeds one new token per slot. Both produce the same tokens; the table says so.

@@ -1,4 +1,4 @@
-"""How far batching moves logits and tokens, per dtype: `python -m harness.toylm.drift`.
+"""How far batching moves logits and tokens, per dtype: `python tools/toylm_drift.py`.
 
 Batched means one forward pass over prompts of mixed lengths (so with padding); solo means
 each prompt alone. The figures in README.md come from this script.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -13,12 +12,15 @@ from rich.console import Console
 from rich.table import Column, Table
 from rich.text import Text
 
-from harness import catalog
-from harness.interviewer import rubric
-from harness.interviewer import text as interviewer_text
-from harness.mock.session import Mode, Session, Sessions
-from harness.mock.text import clock, say
+from harness import catalog, words
+from harness.session import rubric
+from harness.session.clock import clock, when
+from harness.session.log import Mode, Session, Sessions
 from harness.store import Attempt, Store, StoreError
+
+
+def say(key: str, lang: str, **fields: object) -> str:
+    return words.say(f"mock.{key}", lang, **fields)
 
 CHART = "progress.png"
 
@@ -33,17 +35,13 @@ class Row:
     last: float | None  # when you last graded or started a session
 
     def cells(self, lang: str) -> list[str]:
-        last = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.last)) if self.last else "—"
+        last = when(self.last) if self.last else "—"
         attempts = str(self.graded + self.mocks)
         if self.mocks:
             attempts += " " + say("mocks", lang, n=self.mocks)
         return [self.kata, attempts,
                 str(self.best_level) if self.last else "—",
                 clock(self.best_time) if self.best_time is not None else "—", last]
-
-
-def _when(at: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
 
 
 def rows(attempts: list[Attempt], sessions: list[Session]) -> list[Row]:
@@ -146,7 +144,7 @@ def report(console: Console, store: Store, lang: str) -> None:
     console.print(table)
     rubric_history(console, store, sessions, lang)
     if revealed:  # `kata solution` promised that a look is recorded: here it is
-        seen = ", ".join(f"{kata} ({_when(at)})" for kata, at in sorted(revealed.items()))
+        seen = ", ".join(f"{kata} ({when(at)})" for kata, at in sorted(revealed.items()))
         console.print(say("solutions_seen", lang, katas=seen), markup=False, highlight=False)
     path = chart(attempts, sessions, store.path.parent / CHART, lang)
     if path is None:  # a chart left from an older store would show scores that are gone
@@ -165,7 +163,7 @@ def rubric_history(console: Console, store: Store, sessions: list[Session], lang
     dims = rubric.dimensions()
 
     def says(key: str, **fields: object) -> str:
-        return interviewer_text.say(key, lang, **fields)
+        return words.say(f"interviewer.{key}", lang, **fields)
 
     table = Table(*(Column(says(c), no_wrap=True) for c in
                     ("col_when", "col_kata", "col_levels", "col_rubric", "col_points")),
@@ -177,7 +175,7 @@ def rubric_history(console: Console, store: Store, sessions: list[Session], lang
         levels = " ".join(str(score.levels[d.id][0]) if d.id in score.levels else "·"
                           for d in dims)
         covered = sum(score.covered.get(p, False) for p in points)
-        table.add_row(*(Text(c) for c in (_when(session.started), session.kata,
+        table.add_row(*(Text(c) for c in (when(session.started), session.kata,
                                           f"{session.levels_passed}/{session.levels}", levels,
                                           f"{covered}/{len(points)}" if points else "—")))
     console.print(table)

@@ -45,7 +45,8 @@ def level_name(level: int, lang: str) -> str:
 
 def kata_anchors(kata: catalog.Kata, dimension: str, lang: str) -> list[str]:
     """The kata's own anchors of a dimension, levels 1 to 4 (empty when it has none)."""
-    return kata.meta.get("rubric", {}).get(dimension, {}).get(lang, [])
+    own = kata.spec.rubric.get(dimension)
+    return own(lang) if own else []
 
 
 def point_item(followup: int, point: int) -> str:
@@ -54,8 +55,8 @@ def point_item(followup: int, point: int) -> str:
 
 def points(kata: catalog.Kata) -> list[tuple[int, int]]:
     """(follow-up, point), both from 1, of every point a good answer covers."""
-    return [(f, p) for f, followup in enumerate(kata.meta.get("followups", []), start=1)
-            for p in range(1, len(followup["points"]["en"]) + 1)]
+    return [(f, p) for f, followup in enumerate(kata.spec.followups, start=1)
+            for p in range(1, len(followup.points.en) + 1)]
 
 
 @dataclass

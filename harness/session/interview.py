@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import catalog, grading, metadata
-from harness.mock.ask import match
-from harness.mock.session import Kind, Mode, Reason, Session, Sessions
-from harness.results import EXAMPLES, KataRun, TestResult
+from harness.results import EXAMPLES, KataRun
+from harness.session.log import Failure, Kind, Mode, Reason, Session, Sessions
+from harness.session.matcher import Matcher, Outcome
 from harness.store import Store
 
 now = time.time  # the clock; tests replace it
@@ -27,9 +27,10 @@ class Verdict:
     level: int  # the level judged
     passed: bool  # it passed, with every level below
     counts: tuple[int, int]  # hidden tests of that level: (passed, total)
-    failures: list[TestResult] = field(default_factory=list)  # hidden, levels <= `level`
+    failures: list[Failure] = field(default_factory=list)  # hidden, levels <= `level`
     import_error: str | None = None
     recorded: str = ""  # the scorecard's last line: where the run was stored, or why not
+    stored: bool = False  # `recorded` says where
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def start(sessions: Sessions, kata: catalog.Kata, lang: str, minutes: float | No
           file: Path | None = None, mode: Mode = Mode.SOLO) -> Session:
     path = Path(file).resolve() if file else kata.stub_path
     return sessions.start(kata.name, str(path), lang, kata.num_levels,
-                          minutes or kata.meta["minutes"], now(), mode)
+                          minutes or kata.spec.minutes, now(), mode)
 
 
 def expire(sessions: Sessions, session: Session, graded: bool = False) -> bool:
@@ -128,7 +129,7 @@ def summary(run: KataRun) -> dict:
     return {"hidden": [run.hidden_passed, run.hidden_total],
             "counts": {str(lvl): list(pt) for lvl, pt in run.level_counts().items()},
             "failures": [] if run.import_error else  # every test "fails" the same way then
-            [[r.level, r.title, r.hint, r.verdict] for r in run.results if r.failed],
+            [[r.level, r.title, r.hint, r.verdict] for r in run.results if r.failed],  # Failure
             "import_error": run.import_error}
 
 
@@ -136,19 +137,20 @@ def judge(run: KataRun, level: int) -> Verdict:
     counts = run.level_counts()
     # The visible examples are the learner's own tool (and may call later levels' API): only
     # hidden tests judge a level.
-    failures = [] if run.import_error else [r for r in run.results
+    failures = [] if run.import_error else [Failure(r.level, r.title, r.hint, r.verdict)
+                                            for r in run.results
                                             if r.failed and EXAMPLES < r.level <= level]
     passed = run.import_error is None and level in counts and not failures
     return Verdict(level, passed, counts.get(level, (0, 0)), failures, run.import_error,
-                   run.recorded)
+                   run.recorded, run.stored)
 
 
-def failures(session: Session) -> list[tuple[int, str, str | None, str]]:
+def failures(session: Session) -> list[Failure]:
     """The hidden failures of the last submit that the learner may see: levels already shown."""
     last = session.last_submit
     if last is None:
         return []
-    return [tuple(f) for f in last.data["failures"] if EXAMPLES < f[0] <= shown(session)]
+    return [f for f in last.failures if EXAMPLES < f.level <= shown(session)]
 
 
 def hint(sessions: Sessions, session: Session, kata: catalog.Kata) -> list[Hint] | None:
@@ -159,19 +161,28 @@ def hint(sessions: Sessions, session: Session, kata: catalog.Kata) -> list[Hint]
     """
     if session.last_submit is None:
         return None
-    hints, used = kata.meta.get("hints", {}), set(session.hints)
-    failing = [(title, category) for _, title, category, _ in failures(session)
-               if category in hints]
+    hints = kata.spec.hints
+    failing = [(f.title, f.hint) for f in failures(session) if f.hint in hints]
     for title, category in failing:
-        for step in (0, 1):
-            if (category, step) not in used:
-                sessions.record(session, now(), (Kind.HINT, session.level,
-                                                 {"category": category, "step": step}))
-                return [Hint(title, category, step, True)]
+        step = give_hint(sessions, session, category)
+        if step is not None:
+            return [Hint(title, category, step, True)]
     pointers: dict[str, str] = {}
     for title, category in failing:
         pointers.setdefault(category, title)
     return [Hint(title, category, 1, False) for category, title in pointers.items()]
+
+
+def give_hint(sessions: Sessions, session: Session, category: str, **by: str) -> int | None:
+    """Log the next step of a hint category (the nudge, then the pointer) and return it; None
+    when both were given. `by`: {"by": "interviewer"} for one given in a pair session."""
+    left = {0, 1} - session.hint_steps(category)
+    if not left:
+        return None
+    step = min(left)
+    sessions.record(session, now(), (Kind.HINT, session.level,
+                                     {"category": category, "step": step, **by}))
+    return step
 
 
 def shown(session: Session) -> int:
@@ -181,19 +192,27 @@ def shown(session: Session) -> int:
 
 def open_questions(session: Session, kata: catalog.Kata) -> list[int]:
     """The indices of the questions of the levels open so far: the ones that can be answered."""
-    return [i for i, q in enumerate(kata.meta["questions"])
-            if metadata.question_level(q) <= shown(session)]
+    return [q.number - 1 for q in kata.spec.questions if q.level <= shown(session)]
 
 
 def ask(sessions: Sessions, session: Session, kata: catalog.Kata, text: str) -> tuple[int, bool]:
     """(question index, asked before) for the question `text` means; index -1 when none."""
-    index = match(text, kata.meta["questions"], set(open_questions(session, kata)))
-    if index is None:
+    heard = Matcher(kata.meta).match(text, shown(session))
+    if heard.outcome not in (Outcome.ANSWER, Outcome.PICK):
         return -1, False
+    index = next(q.number - 1 for q in kata.spec.questions if q.id == heard.ids[0])
     before = index in session.asked
     if not before:
         sessions.record(session, now(), (Kind.ASK, session.level, {"question": index}))
     return index, before
+
+
+def log_answers(sessions: Sessions, session: Session, indices: list[int]) -> list[int]:
+    """Log questions an interviewer answered in a pair session; the ones not logged before."""
+    fresh = [i for i in dict.fromkeys(indices) if i not in session.asked]
+    sessions.record(session, now(), *[(Kind.ASK, session.level,
+                                       {"question": i, "by": "interviewer"}) for i in fresh])
+    return fresh
 
 
 def spec(sessions: Sessions, session: Session) -> None:

@@ -43,6 +43,39 @@ class Kind(StrEnum):
     SPEC = "spec"  # the candidate opened the full prompt of the levels up to `level`
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A failing hidden test of a submit, as the candidate may see it."""
+    level: int
+    title: str
+    hint: str | None  # its hint category
+    verdict: str
+
+
+@dataclass(frozen=True)
+class Submit:
+    """A submit event read back: what the scorecard, the hints and the timeline need."""
+    at: float
+    level: int  # the level judged
+    hidden: tuple[int, int]  # hidden tests passed, total
+    counts: dict[int, tuple[int, int]]  # level -> (passed, total)
+    failures: tuple[Failure, ...]
+    import_error: str | None
+    time_up: bool
+
+    @classmethod
+    def of(cls, e: Event) -> Submit:
+        d = e.data
+        return cls(e.at, e.level, tuple(d.get("hidden", (0, 0))),
+                   {int(k): tuple(v) for k, v in d.get("counts", {}).items()},
+                   tuple(Failure(*f) for f in d.get("failures", [])), d.get("import_error"),
+                   bool(d.get("time_up")))
+
+    def shown(self) -> list[Failure]:
+        """The failures of the levels the candidate had been shown when submitting."""
+        return [f for f in self.failures if 0 < f.level <= self.level]
+
+
 class SessionError(Exception):
     """A session cannot be started or found."""
 
@@ -146,18 +179,26 @@ class Session:
         return list(dict.fromkeys((e.data["category"], e.data["step"]) for e in self.of(Kind.HINT)))
 
     @property
-    def last_submit(self) -> Event | None:
-        submits = self.of(Kind.SUBMIT)
+    def submits(self) -> list[Submit]:
+        return [Submit.of(e) for e in self.of(Kind.SUBMIT)]
+
+    @property
+    def last_submit(self) -> Submit | None:
+        submits = self.submits
         return submits[-1] if submits else None
 
     @property
     def score(self) -> float | None:
         """The share of hidden tests the last submit passed (None before any submit)."""
         last = self.last_submit
-        if last is None or not last.data["hidden"][1]:
+        if last is None or not last.hidden[1]:
             return None
-        passed, total = last.data["hidden"]
+        passed, total = last.hidden
         return passed / total
+
+    def hint_steps(self, category: str) -> set[int]:
+        """The steps of a hint category given so far (0 = nudge, 1 = pointer)."""
+        return {step for c, step in self.hints if c == category}
 
 
 class Sessions:

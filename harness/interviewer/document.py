@@ -1,0 +1,190 @@
+"""The script and the report as one document: built once as blocks, printed on a terminal (prose
+wraps by cells with its indent kept, code never wraps) and written as one self-contained,
+printable HTML page: the styles inline, no script, no font, image or link to fetch. Every text
+reaches the page through markdown-it, which escapes it and shows `code` as code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.console import Console
+
+from harness import cjk, render
+from harness.interviewer import say
+from harness.interviewer.report import Report
+from harness.interviewer.script import HintLadder, Mistake, Script
+from harness.screen import Screen
+from harness.session import rubric
+from harness.session.clock import clock
+
+
+@dataclass(frozen=True)
+class Block:
+    kind: str  # title, level (a sheet: a page of its own in print), section, text, markdown
+    text: str
+    style: str = ""  # a rich style: green, red, yellow, dim, bold, cyan
+    indent: int = 0
+
+
+@dataclass
+class Document:
+    lang: str
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+    def add(self, kind: str, text: str, style: str = "", indent: int = 0) -> None:
+        self.blocks.append(Block(kind, text, style, indent))
+
+    def say(self, key: str, style: str = "", indent: int = 0, **fields: object) -> None:
+        self.add("text", say(key, self.lang, **fields), style, indent)
+
+
+def script(s: Script) -> Document:
+    lang = s.lang
+    doc = Document(lang, say("script_title", lang, title=s.title))
+    doc.add("title", doc.title)
+    doc.say("script_intro", minutes=f"{s.minutes:g}", levels=len(s.sheets), kata=s.kata)
+    for sheet in s.sheets:
+        doc.add("level", say("sheet", lang, n=sheet.level, total=len(s.sheets), title=sheet.title))
+        plan = sheet.plan
+        doc.say("time", "bold", start=clock(plan.start * 60), end=clock(plan.end * 60),
+                pointers=clock(plan.pointers * 60), followups=clock(plan.followups * 60))
+        doc.say("read_out", "bold")
+        if sheet.brief:
+            doc.add("markdown", sheet.brief)
+        else:
+            doc.say("no_brief", "yellow")
+        doc.say("answer_key", "bold")
+        doc.add("markdown", sheet.prompt)
+        doc.say("questions", "bold")
+        if not sheet.questions:
+            doc.say("no_questions", "dim", indent=2)
+        for q in sheet.questions:
+            doc.add("text", f"{q.number}. {q.ask}  [{q.id}]", indent=2)
+            doc.add("text", f"→ {q.answer}", "green", indent=5)
+        if sheet.left_open:
+            doc.say("left_open", "bold")
+            doc.add("text", cjk.flat(sheet.left_open, lang), indent=2)
+        if sheet.hints:
+            doc.say("hints", "bold")
+        for ladder in sheet.hints:
+            _ladder(doc, ladder)
+        if sheet.mistakes:
+            doc.say("mistakes", "bold")
+        for mistake in sheet.mistakes:
+            _mistake(doc, mistake)
+    doc.add("section", say("followups", lang))
+    for n, f in enumerate(s.followups, start=1):
+        doc.add("text", f"{n}. {f.question}", "bold")
+        for m, point in enumerate(f.points, start=1):
+            doc.add("text", f"[ ] {n}.{m} {point}", indent=3)
+    doc.add("section", say("selfcheck", lang))
+    for item in s.selfcheck:
+        doc.add("text", f"[ ] {item}", indent=2)
+    if s.other_hints:
+        doc.add("section", say("other_hints", lang))
+        for ladder in s.other_hints:
+            _ladder(doc, ladder)
+    if s.other_mistakes:
+        doc.add("section", say("other_mistakes", lang))
+        for mistake in s.other_mistakes:
+            _mistake(doc, mistake)
+    doc.add("section", say("rubric", lang))
+    for n, d in enumerate(s.rubric, start=1):
+        doc.add("text", f"{n}. {d.name}  [{d.id}]", "bold")
+        for level, anchor in enumerate(d.anchors, start=1):
+            doc.say("anchor", level=level, label=rubric.level_name(level, lang), text=anchor,
+                    indent=3)
+            if d.own:
+                doc.say("anchor_own", "cyan", text=d.own[level - 1], indent=5)
+    return doc
+
+
+def _ladder(doc: Document, ladder: HintLadder) -> None:
+    doc.add("text", ladder.category, "cyan bold", indent=2)
+    # no-break spaces: a Chinese line has no other place to wrap, so "2." stays with its text
+    for n, (kind, text) in enumerate((("nudge", ladder.nudge), ("pointer", ladder.pointer)), 1):
+        doc.say("labelled", label=f"{n}.\u00a0{say(kind, doc.lang)}", text=text, indent=4)
+    if ladder.titles:
+        doc.say("labelled", "dim", label=say("used_by", doc.lang), text="; ".join(ladder.titles),
+                indent=4)
+
+
+def _mistake(doc: Document, mistake: Mistake) -> None:
+    planted = f" ({say('planted', doc.lang)})" if mistake.planted else ""
+    doc.add("text", f"· {mistake.text}{planted}  [{mistake.name}]", indent=2)
+    doc.say("labelled", "dim", label=say("caught_by", doc.lang), text="; ".join(mistake.caught_by),
+            indent=4)
+
+
+def report(r: Report) -> Document:
+    doc = Document(r.lang, r.title)
+    doc.add("title", r.title)
+    doc.add("text", r.subtitle, "bold")
+    for section in r.sections:
+        if section.title:
+            doc.add("section", section.title)
+        for line in section.lines:
+            doc.add("text", line.text, line.style)
+    return doc
+
+
+def show(console: Console, doc: Document) -> None:
+    screen = Screen(console, doc.lang, "interviewer", wrap=True)
+    for b in doc.blocks:
+        if b.kind in ("title", "level", "section"):
+            screen.rule(b.text)
+        elif b.kind == "markdown":
+            screen.markdown(b.text)
+        else:
+            screen.text(b.text, b.style, b.indent)
+
+
+CSS = """
+:root { color-scheme: light; }
+body { margin: 0; background: #fff; color: #1b1b1f; font: 16px/1.55 system-ui, -apple-system,
+  "Segoe UI", "Noto Sans", "Noto Sans CJK TC", "PingFang TC", "Microsoft JhengHei", sans-serif; }
+main { max-width: 50rem; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
+h1 { font-size: 1.6rem; line-height: 1.3; margin: 0 0 .5rem; }
+h2 { font-size: 1.3rem; line-height: 1.3; margin: 2rem 0 .75rem; padding-bottom: .25rem;
+  border-bottom: 2px solid #3f51b5; }
+p { margin: .3rem 0; overflow-wrap: anywhere; }
+code { font: .92em/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
+  background: #f1f2f6; padding: 0 .2em; border-radius: 3px; }
+pre { background: #f1f2f6; padding: .75rem; border-radius: 4px; overflow-x: auto; }
+pre code { background: none; padding: 0; white-space: pre; }
+.markdown { border-left: 4px solid #3f51b5; padding: .1rem .75rem; background: #f3f4fb; }
+table { border-collapse: collapse; } th, td { border: 1px solid #c9ccd4; padding: .3rem .5rem; }
+.green { color: #1e6b34; } .red { color: #a4262c; } .yellow { color: #8a5a00; }
+.dim { color: #5c5f66; font-size: .92rem; } .cyan { color: #0b5c73; } .bold { font-weight: 600; }
+@media print {
+  body { font-size: 11pt; } main { max-width: none; padding: 0; }
+  section.level { break-before: page; } pre, pre code { white-space: pre-wrap; }
+  p { break-inside: avoid; }
+}
+"""
+TAGS = {"title": "h1", "level": "h2", "section": "h2"}
+
+
+def page(doc: Document) -> str:
+    """The document as one HTML page; markdown-it escapes every text."""
+    body, open_section = [], False
+    for b in doc.blocks:
+        if b.kind in ("level", "section"):
+            body.append("</section>" if open_section else "")
+            body.append(f'<section class="{b.kind}">')
+            open_section = True
+        if b.kind in TAGS:
+            body.append(f"<{TAGS[b.kind]}>{render.MD.renderInline(b.text)}</{TAGS[b.kind]}>")
+        elif b.kind == "markdown":
+            body.append(f'<div class="markdown">{render.html(b.text, doc.lang)}</div>')
+        else:
+            style = f' style="margin-left: {b.indent / 2:g}em"' if b.indent else ""
+            body.append(f'<p class="{b.style}"{style}>{render.MD.renderInline(b.text)}</p>')
+    body.append("</section>" if open_section else "")
+    title = render.MD.renderInline(doc.title)
+    return (f'<!DOCTYPE html>\n<html lang="{doc.lang}">\n<head>\n<meta charset="utf-8">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            '<link rel="icon" href="data:,">\n'  # or the browser asks the server for one
+            f"<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
+            + "\n".join(filter(None, body)) + "\n</main>\n</body>\n</html>\n")

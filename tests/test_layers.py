@@ -1,0 +1,86 @@
+"""The package's shape: its parts (top-level modules and packages of harness/) import one another
+in one direction only, and what learners install stays small."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from harness import catalog
+
+HARNESS = catalog.ROOT / "harness"
+LEFT_OUT = ("suites", "stubs")  # the katas' own code, not the framework
+MOVING = ("mutation.py",)  # leaving harness/ for tools/ on another branch
+GOAL = 5_200  # issue 33's aim for the framework's size
+CEILING = 5_800  # where it stands: lower it as parts shrink toward GOAL, never raise it
+
+
+def sources() -> list[Path]:
+    return [p for p in HARNESS.rglob("*.py")
+            if p.relative_to(HARNESS).parts[0] not in LEFT_OUT + MOVING]
+
+
+def part(path: Path) -> str:
+    return path.relative_to(HARNESS).parts[0].removesuffix(".py")
+
+
+def imported(path: Path) -> set[str]:
+    """The parts of harness that a file imports, anywhere in it (functions included)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        found |= {n.split(".")[1] for n in names if n.startswith("harness.")}
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for path in sources():
+        edges.setdefault(part(path), set()).update(imported(path) - {part(path)})
+    return edges
+
+
+def cycle(edges: dict[str, set[str]]) -> list[str]:
+    """A circle of imports, as the parts round it; [] when there is none."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        state[node] = 2
+        path.pop()
+        return []
+
+    for node in sorted(edges):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_no_two_parts_import_each_other_directly_or_round_a_circle():
+    edges = graph()
+    assert "interviewer" not in edges["mock"] and "mock" not in edges["interviewer"]
+    assert not edges["catalog"] & {"catalog"} and not edges["metadata"] & {"catalog", "mutants"}
+    assert not edges["mutants"] & {"catalog", "metadata"}
+    assert cycle(edges) == [], " -> ".join(cycle(edges))
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_framework_stays_small():
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in sources())
+    assert lines <= CEILING, f"harness/ outside {LEFT_OUT} has {lines} lines of Python"

@@ -1,0 +1,48 @@
+"""Chinese wraps like Chinese: `kata show` at 80 columns keeps every word whole and cuts no line."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+from rich.cells import cell_len
+from typer.testing import CliRunner
+
+from harness import catalog, cjk
+from harness.cli import app
+
+WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def show(monkeypatch, name: str, columns: int) -> str:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    result = CliRunner().invoke(app, ["show", name, "--lang", "zh-TW"])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("name", [k.name for k in catalog.all_katas()])
+def test_kata_show_in_chinese_keeps_every_word_whole_at_80_columns(monkeypatch, name):
+    wide, narrow = show(monkeypatch, name, 400), show(monkeypatch, name, 80)
+    assert Counter(WORD.findall(narrow)) == Counter(WORD.findall(wide))
+    prompts = "\n".join(level["prompt"]["zh-TW"] for level in catalog.get(name).meta["levels"])
+    code = {line.strip() for block in re.findall(r"```\w*\n(.*?)```", prompts, re.S)
+            for line in block.splitlines()}
+    prose = re.sub(r"```\w*\n.*?```", "", prompts, flags=re.S)
+    long_code = [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose)
+                 if cell_len(span) > 60]
+    for line in narrow.splitlines():
+        if line.strip() not in code and cell_len(line) > 80:  # only code wider than a line runs on
+            assert any(span in line for span in long_code), line
+        assert not line.lstrip() or line.lstrip()[0] not in "，。、；：！？）」』", line
+
+
+@pytest.mark.parametrize("text, width, lines", [
+    ("請用 Batch 物件", 8, ["請用", "Batch 物", "件"]),  # never inside a word
+    ("e2e_p50、e2e_p99 兩個", 9, ["e2e_p50、", "e2e_p99", "兩個"]),
+    ("值為 0,table 是", 8, ["值為", "0,table", "是"]),  # an ASCII comma stays with its word
+    ("（例如）", 4, ["（例", "如）"]),
+])
+def test_a_line_breaks_beside_chinese_or_at_spaces_only(text, width, lines):
+    assert cjk.wrap(text, width) == lines
