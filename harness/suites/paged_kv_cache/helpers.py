@@ -79,7 +79,9 @@ class PagedMachine(RuleBasedStateMachine):
     def setup(self, num_blocks, block_size, caching):
         caching = caching if self.caching is None else self.caching
         self.n, self.bs = num_blocks, block_size
-        self.bm = self.impl.BlockManager(num_blocks, block_size, prefix_caching=caching)
+        # prefix_caching is Level 3's: passed only when it is on
+        self.bm = self.impl.BlockManager(num_blocks, block_size, **(
+            {"prefix_caching": True} if caching else {}))
         self.oracle = Oracle(num_blocks, block_size, caching)
         self.store = Store(block_size)
         self.history: list[list[int]] = []  # every sequence's tokens, kept after it is freed
