@@ -142,8 +142,8 @@ def _pair_levels(config: pytest.Config, items: list) -> None:
         return
     shown = min(pair.level, pair.levels)
     def later(item) -> bool:
-        mark = item.get_closest_marker("grade")
-        return catalog.kata_for_path(item.path).name == pair.kata and mark is not None \
+        kata, mark = catalog.kata_for_path(item.path), item.get_closest_marker("grade")
+        return kata is not None and kata.name == pair.kata and mark is not None \
             and mark.kwargs["level"] > shown
     config.hook.pytest_deselected(items=[i for i in items if later(i)])
     items[:] = [i for i in items if not later(i)]

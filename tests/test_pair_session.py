@@ -12,8 +12,8 @@ import pytest
 from mockkit import current, kata, make_run, start
 from rich.console import Console
 
-from harness import catalog, diagnosis
-from harness.interviewer import commands, timeline, watch
+from harness import catalog, diagnosis, mutants
+from harness.interviewer import commands, document, script, suite, timeline, watch
 from harness.session import rubric
 from harness.session.log import Kind, Reason, Sessions
 from harness.session.rubric import Scores
@@ -29,6 +29,14 @@ L3_TITLE = "samples of zero weight must be ignored, curve points included"
 def plain(text: str) -> str:
     """The output as said: colours dropped, wrapping undone."""
     return " ".join(re.sub(r"\x1b\[[0-9;]*m", "", text).split())
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory):
+    """auc_roc's hidden tests, collected once, for real, before the grader is faked."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KATA_HOME", str(tmp_path_factory.mktemp("collect")))
+        return suite.hidden_tests(AUC)
 
 
 @pytest.fixture
@@ -61,7 +69,8 @@ def test_watch_waits_for_the_candidate_to_start(work, clock, monkeypatch):
     assert "Ada" in plain(kata("interviewer", "sessions").output)
 
 
-def test_a_pair_session_through_both_roles(work, clock, grader, likely, monkeypatch, tmp_path):
+def test_a_pair_session_through_both_roles(collected, work, clock, grader, likely, monkeypatch,
+                                           tmp_path):
     monkeypatch.delenv("KATAS_MAINTAINER", raising=False)
     # The interviewer prepares: the script is their reveal, not the candidate's.
     assert kata("interviewer", "script", "auc_roc", "--yes").exit_code == 0
@@ -115,7 +124,8 @@ def test_a_pair_session_through_both_roles(work, clock, grader, likely, monkeypa
     # Score: stopped after the first dimension, which keeps; resumed, it asks for the rest.
     monkeypatch.setattr(commands, "console", Console(force_terminal=True, width=100))
     stopped = kata("interviewer", "score", input="3\n1\n")
-    assert stopped.exit_code == 130 and f"note 1 [02:30]: {NOTE}" in plain(stopped.output)
+    assert stopped.exit_code == 130, stopped.output
+    assert f"note 1 [02:30]: {NOTE}" in plain(stopped.output)
     assert Scores(Store()).of(first.id).levels == {"framing": (3, NOTE)}
     followups = AUC.spec.followups
     rest = ["n"] + ["2", "seen"] * 5  # not observed, then five levels with evidence
@@ -159,3 +169,24 @@ def test_a_pair_session_through_both_roles(work, clock, grader, likely, monkeypa
     assert not Store().revealed("auc_roc")
     assert all(e.kind != Kind.LOOK or "interviewer" not in e.data["what"]
                for e in Sessions(Store()).get(first.id).events)
+
+
+@pytest.mark.parametrize("k", catalog.all_katas(), ids=lambda k: k.name)
+def test_the_time_plan_staggers_nudges_pointers_and_followups_in_whole_minutes(k):
+    plans = script.plan(float(k.spec.minutes), k.num_levels)
+    for p in plans:
+        assert all(isinstance(t, int) for t in (p.start, p.end, p.nudges, p.pointers))
+        assert p.start < p.end and p.nudges < p.pointers < p.followups, p
+        assert p.nudges <= p.end
+    assert [p.start for p in plans[1:]] == [p.end for p in plans[:-1]]
+
+
+def test_the_script_lists_the_top_mistakes_first_and_folds_the_rest(tmp_path):
+    found = mutants.load(AUC)
+    tests = [suite.HiddenTest(1, t, None) for m in found for t in m.caught_by]
+    firsts = {found[-1].name: 7, found[0].name: 2}
+    built = script.build(AUC, "en", tests, firsts)
+    top = [(m.name, n) for sheet in built.sheets for m, n in sheet.top]
+    assert top == [(found[-1].name, 7), (found[0].name, 2)]
+    page = document.page(document.script(built))
+    assert page.index("first 7×") < page.index("<details>") < page.index(found[1].name)

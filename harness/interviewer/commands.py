@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import click
 import typer
 from rich.console import Console
 
@@ -20,7 +19,7 @@ from harness.lang import lang as default_lang
 from harness.screen import Screen
 from harness.session import interview, rubric
 from harness.session.clock import clock, when
-from harness.session.log import TAKEN_BACK, Kind, Session, Sessions
+from harness.session.log import TAKEN_BACK, Kind, Mode, Session, Sessions
 from harness.store import Store
 from harness.words import say as say_key
 
@@ -77,12 +76,14 @@ def _pick(lang: str | None, kata_name: str | None, number: int | None,
         session = next((s for s in sessions.pairs() if s.id == number), None)
         if session is None:
             raise fail(say("no_session", lang or default_lang(), n=number))
+    elif open_only:
+        session = sessions.current()
+        if session is None or session.mode != Mode.PAIR:
+            raise fail(say("no_pair", lang or (session.lang if session else default_lang())))
     else:
         session = sessions.last_pair()
         if session is None:
             raise fail(say("no_pair_yet", lang or default_lang()))
-        if open_only and not session.is_open:
-            raise fail(say("no_pair", lang or session.lang))
     return sessions, _checked(session, kata_name, lang), lang or session.lang
 
 
@@ -221,7 +222,7 @@ def replay(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt,
         for line in lines.lines(event):
             printer.text(line.text, line.style)
         if step and n < len(submits):
-            click.pause(say("replay_next", lang))
+            typer.prompt(say("replay_next", lang), default="", show_default=False)
 
 
 @interviewer.command("note")
@@ -376,7 +377,7 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
             try:
                 _ask(kata_, session, lang, scores.of(session.id),
                      lambda *e: scores.record(session.id, interview.now(), list(e)))
-            except (KeyboardInterrupt, click.Abort):
+            except (KeyboardInterrupt, typer.Abort):
                 raise fail(say("score_paused", lang), 130) from None
         else:
             raise fail(say("nothing_to_score", lang))
