@@ -9,8 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from mockkit import current, kata, make_run, start
+from mockkit import L1, current, kata, make_run, start
 from rich.console import Console
+from test_words import english
 
 from harness import catalog, diagnosis, mutants
 from harness.interviewer import commands, document, script, suite, timeline, watch
@@ -190,3 +191,27 @@ def test_the_script_lists_the_top_mistakes_first_and_folds_the_rest(tmp_path):
     assert top == [(found[-1].name, 7), (found[0].name, 2)]
     page = document.page(document.script(built))
     assert page.index("first 7×") < page.index("<details>") < page.index(found[1].name)
+
+
+def test_the_new_screens_of_the_pair_mode_are_chinese(collected, work, clock, grader, likely,
+                                                       monkeypatch):
+    monkeypatch.setenv("KATA_LANG", "zh-TW")
+    start(work, "--pair")
+    outputs = [kata("show", "auc_roc").output.splitlines()[0]]  # the notice, before the prompt
+    grader.runs += [make_run(set()), make_run({1})]
+    work.write_text(V1, encoding="utf-8")
+    kata("mock", "submit")
+    work.write_text(V2, encoding="utf-8")
+    kata("mock", "submit")
+    for command in (["note", "先問了平手", "--dimension", "framing"], ["hint", "ties"], ["undo"],
+                    ["undo"], ["undo"], ["sessions"], ["replay"],
+                    ["score", "--not-observed", "testing", "--not-asked", "1", "--overall", "3",
+                     "--overall-evidence", "大致完成"]):
+        outputs.append(kata("interviewer", *command).output)
+    kata("mock", "end")
+    outputs += [kata("interviewer", "watch", "--session", "1").output,
+                kata("interviewer", "report").output,
+                kata("interviewer", "report", "--mine").output]
+    for said in outputs:
+        assert english(said, [L3_TITLE, *(t for t, _ in L1)]) == [], said
+        assert not re.search(r"[\u4e00-\u9fff][,;?!:]|[,;?!:][\u4e00-\u9fff]|[“”]", said), said

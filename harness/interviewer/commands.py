@@ -171,9 +171,9 @@ def watch_(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt,
                                          help="name the candidate in `kata interviewer "
                                               "sessions`"),
            interval: float = typer.Option(watch.INTERVAL, hidden=True)) -> None:
-    """Follow a pair session live (default: the open one).
+    """Follow a pair session live.
 
-    In a second terminal: every submit with the verdicts the candidate saw, at most two likely
+    By default the open one. In a second terminal: every submit with the verdicts the candidate saw, at most two likely
     mistakes and the diff of the file since the previous submit; the hints, answers and notes
     logged; the candidate's looks at the prompt, the mutants or the solution. Before the
     candidate starts, it waits. Ctrl-C stops watching; the session is not touched."""
@@ -355,9 +355,9 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
                                                help="why, for --overall"),
           notes: str = typer.Option(None, "--notes", help="free notes for the candidate"),
           lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt) -> None:
-    """Score a pair session on the rubric (default: the last).
+    """Score a pair session on the rubric.
 
-    One level, 1 poor to 4 excellent, and a line of evidence per dimension, or "not
+    By default the last one. One level, 1 poor to 4 excellent, and a line of evidence per dimension, or "not
     observed"; the follow-up points, or "not asked"; an overall recommendation. On a terminal
     without options it asks for each, offering your notes as evidence, and saves each answer
     as it is given: stopped midway, it resumes where it stopped. Scoring again replaces what it
@@ -528,9 +528,9 @@ def report_(lang: str = LangOpt, html_file: Path = HtmlOpt, kata: str = KataOpt,
             mine: bool = typer.Option(False, "--mine",
                                       help="the interviewer's copy: every note, shared or not")
             ) -> None:
-    """The candidate's feedback report (default: of the last pair session).
+    """The candidate's feedback report.
 
-    The timeline with each change to the file, what the grader measured, the rubric with its
+    By default of the last pair session. The timeline with each change to the file, what the grader measured, the rubric with its
     evidence and anchors, the follow-up points covered, missed or not asked, the overall
     recommendation, the final code, the next kata. Your notes appear only with --mine, or
     where you shared them."""
