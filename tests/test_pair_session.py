@@ -13,7 +13,7 @@ from mockkit import L1, current, kata, make_run, start
 from rich.console import Console
 from test_words import english
 
-from harness import catalog, diagnosis, mutants
+from harness import catalog, diagnosis, mutants, words
 from harness.interviewer import commands, document, script, suite, timeline, watch
 from harness.session import rubric
 from harness.session.log import Kind, Reason, Sessions
@@ -115,7 +115,7 @@ def test_a_pair_session_through_both_roles(collected, work, clock, grader, likel
     assert "+ ranked = sorted(scores)" in watched and "- return 0.5" in watched
     assert "the candidate ran `kata show`" in watched
     assert "the candidate ran `pytest katas/auc_roc`" in watched
-    assert f"note [framing]: {NOTE}" in watched and "taken back: the answer to question 3" \
+    assert f"note `framing`: {NOTE}" in watched and "taken back: the answer to question 3" \
         in watched
     replayed = plain(kata("interviewer", "replay").output)
     assert "Submit 1 of 2" in replayed and "Submit 2 of 2" in replayed
@@ -154,8 +154,8 @@ def test_a_pair_session_through_both_roles(collected, work, clock, grader, likel
     assert "what 4 looks like" in out and "Overall recommendation: 3" in out
     assert "The final code" in out and "return 0.75" in out and "+2 −1 lines" in out
     assert "the candidate ran `kata show`" in out
-    assert "note [framing]" not in out  # the note is the interviewer's, unless picked
-    assert f"note [framing]: {NOTE}" in plain(kata("interviewer", "report", "--session",
+    assert "note `framing`" not in out  # the note is the interviewer's, unless picked
+    assert f"note `framing`: {NOTE}" in plain(kata("interviewer", "report", "--session",
                                                    str(first.id), "--mine").output)
     newer = plain(kata("interviewer", "report").output)
     assert "return 0.75" not in newer
@@ -198,7 +198,10 @@ def test_the_new_screens_of_the_pair_mode_are_chinese(collected, work, clock, gr
     monkeypatch.setenv("KATA_LANG", "zh-TW")
     start(work, "--pair")
     outputs = [kata("show", "auc_roc").output.splitlines()[0]]  # the notice, before the prompt
-    grader.runs += [make_run(set()), make_run({1})]
+    runs = [make_run(set()), make_run({1})]
+    for r in (r for run in runs for r in run.results if r.verdict):  # as a zh-TW grader says it
+        r.verdict = words.say("grade.wrong", "zh-TW")
+    grader.runs += runs
     work.write_text(V1, encoding="utf-8")
     kata("mock", "submit")
     work.write_text(V2, encoding="utf-8")
@@ -212,6 +215,9 @@ def test_the_new_screens_of_the_pair_mode_are_chinese(collected, work, clock, gr
     outputs += [kata("interviewer", "watch", "--session", "1").output,
                 kata("interviewer", "report").output,
                 kata("interviewer", "report", "--mine").output]
-    for said in outputs:
+    code = {line.strip() for line in (V1 + V2).splitlines()}
+    for output in outputs:  # the candidate's code is theirs: its lines, and diff lines of them
+        said = "\n".join(line for line in output.splitlines()
+                         if line.strip().lstrip("+-").strip() not in code)
         assert english(said, [L3_TITLE, *(t for t, _ in L1)]) == [], said
         assert not re.search(r"[\u4e00-\u9fff][,;?!:]|[,;?!:][\u4e00-\u9fff]|[“”]", said), said

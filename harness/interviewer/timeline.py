@@ -142,7 +142,7 @@ class Timeline:
     def _note(self, e: Event) -> list[Line]:
         if not (self.private or e.data.get("share")):
             return []
-        tag = f" [{e.data['dimension']}]" if e.data.get("dimension") else ""
+        tag = f" `{e.data['dimension']}`" if e.data.get("dimension") else ""  # a rubric id
         return [Line(say("ev_note", self.lang, at=self.at(e), tag=tag, text=e.data["text"]),
                      "cyan")]
 
