@@ -75,11 +75,13 @@ def script(s: Script) -> Document:
             doc.say("top_mistakes", "bold")
         for mistake, n in sheet.top:
             _mistake(doc, mistake, say("ranked_first", lang, n=n))
+        # Folded behind the top ones on the page; with no ranking yet, the list is the sheet's.
+        fold = bool(sheet.top and sheet.mistakes)
         if sheet.mistakes:
-            doc.add("fold", say("mistakes", lang), "bold")
+            doc.add("fold" if fold else "text", say("mistakes", lang), "bold")
         for mistake in sheet.mistakes:
             _mistake(doc, mistake)
-        if sheet.mistakes:
+        if fold:
             doc.add("endfold", "")
     doc.add("section", say("followups", lang))
     for n, f in enumerate(s.followups, start=1):
