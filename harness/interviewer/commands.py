@@ -173,10 +173,11 @@ def watch_(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt,
            interval: float = typer.Option(watch.INTERVAL, hidden=True)) -> None:
     """Follow a pair session live.
 
-    By default the open one. In a second terminal: every submit with the verdicts the candidate saw, at most two likely
-    mistakes and the diff of the file since the previous submit; the hints, answers and notes
-    logged; the candidate's looks at the prompt, the mutants or the solution. Before the
-    candidate starts, it waits. Ctrl-C stops watching; the session is not touched."""
+    By default the open one. In a second terminal: every submit with the verdicts the
+    candidate saw, at most two likely mistakes and the diff of the file since the previous
+    submit; the hints, answers and notes logged; the candidate's looks at the prompt, the
+    mutants or the solution. Before the candidate starts, it waits. Ctrl-C stops watching;
+    the session is not touched."""
     lang = _lang(lang)
     with _guard():
         sessions = Sessions(_store())
@@ -357,7 +358,8 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
           lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt) -> None:
     """Score a pair session on the rubric.
 
-    By default the last one. One level, 1 poor to 4 excellent, and a line of evidence per dimension, or "not
+    By default the last one. One level, 1 poor to 4 excellent, and a line of evidence per
+    dimension, or "not
     observed"; the follow-up points, or "not asked"; an overall recommendation. On a terminal
     without options it asks for each, offering your notes as evidence, and saves each answer
     as it is given: stopped midway, it resumes where it stopped. Scoring again replaces what it
@@ -530,10 +532,10 @@ def report_(lang: str = LangOpt, html_file: Path = HtmlOpt, kata: str = KataOpt,
             ) -> None:
     """The candidate's feedback report.
 
-    By default of the last pair session. The timeline with each change to the file, what the grader measured, the rubric with its
-    evidence and anchors, the follow-up points covered, missed or not asked, the overall
-    recommendation, the final code, the next kata. Your notes appear only with --mine, or
-    where you shared them."""
+    By default of the last pair session. The timeline with each change to the file, what the
+    grader measured, the rubric with its evidence and anchors, the follow-up points covered,
+    missed or not asked, the overall recommendation, the final code, the next kata. Your
+    notes appear only with --mine, or where you shared them."""
     lang = _lang(lang)
     with _guard():
         sessions, session, lang = _pick(lang, kata, number)
