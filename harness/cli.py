@@ -21,6 +21,7 @@ from harness.loader import ImplError, load_module
 from harness.mock.commands import mock
 from harness.results import KataRun, scorecard_lines
 from harness.screen import Screen
+from harness.session import interview
 from harness.store import Store, StoreError, home
 from harness.words import say
 
@@ -101,6 +102,7 @@ def show(name: str = KataArg, lang: str = LangOpt,
     if not 0 <= level <= kata.num_levels:
         raise typer.BadParameter(say("cli.bad_level", kata=kata.name, n=kata.num_levels,
                                      level=level), param_hint="--level")
+    _looked("kata show" + (f" --level {level}" if level else ""), kata)
     screen = Screen(console, lang, wrap=True)
     screen.say("cli.show_header", "bold", title=kata.title(lang), minutes=kata.spec.minutes,
                path=f"katas/{kata.name}/{kata.module}.py")
@@ -175,7 +177,15 @@ def solution(name: str = KataArg,
     if not yes and not typer.confirm(say("cli.reveal_solution", kata=kata.name)):
         raise typer.Exit(1)
     _store().add_reveal(kata.name)
+    _looked("kata solution", kata)
     print_code(kata.solution_path.read_text(encoding="utf-8"), "python")
+
+
+def _looked(what: str, kata: catalog.Kata) -> None:
+    """In an open pair session on the kata, the interviewer sees the look, and the candidate is
+    told so."""
+    if interview.look(what, kata.name):
+        say_to(console, say("interviewer.visible"), "yellow")
 
 
 def print_code(code: str, lexer: str) -> None:
@@ -253,6 +263,8 @@ def mutants_(name: str = KataArg,
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0]) from exc
     store = _store()
+    _looked(" ".join(["kata mutants", *([mutant] if mutant else []),
+                      *(["--rules"] if rule_map else [])]), kata)
     if chosen is None and not rule_map:
         earned = command.earned(store, kata)
         table = Table(Column(say("cli.col_mutant", lang), no_wrap=True),

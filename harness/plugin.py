@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import sys
 import threading
 import time
@@ -27,6 +28,7 @@ from harness.results import (
     scorecard_lines,
     write_json,
 )
+from harness.session.log import Kind, Mode, Sessions
 from harness.store import VIAS, Attempt, Store, StoreError
 from harness.timeouts import KataTimeout, time_limit
 from harness.words import say
@@ -121,6 +123,37 @@ def _keep_titles(config: pytest.Config, items: list) -> None:
     kept = [i for i in items if title(i) in titles]
     config.hook.pytest_deselected(items=[i for i in items if title(i) not in titles])
     items[:] = kept
+
+
+def _pair_levels(config: pytest.Config, items: list) -> None:
+    """While a pair session is open, the candidate's own run of the kata (`pytest katas/KATA`,
+    `kata test`, `kata grade`) grades only the levels the session has opened, so no later title
+    shows early, and the session logs the run for the interviewer to see."""
+    via, impl = config.getoption("kata_via"), config.getoption("impl")
+    if via not in ("pytest", "test", "grade") or impl == "solution" \
+            or impl.startswith(catalog.MUTANT_PREFIX):
+        return
+    try:
+        pair = Sessions(Store()).current()
+    except (StoreError, OSError, sqlite3.Error):
+        return
+    katas = {k.name for k in map(catalog.kata_for_path, (i.path for i in items)) if k}
+    if pair is None or pair.mode != Mode.PAIR or pair.kata not in katas:
+        return
+    shown = min(pair.level, pair.levels)
+    def later(item) -> bool:
+        kata, mark = catalog.kata_for_path(item.path), item.get_closest_marker("grade")
+        return kata is not None and kata.name == pair.kata and mark is not None \
+            and mark.kwargs["level"] > shown
+    config.hook.pytest_deselected(items=[i for i in items if later(i)])
+    items[:] = [i for i in items if not later(i)]
+    Sessions(Store()).record(pair, time.time(), (Kind.LOOK, shown, {
+        "what": {"pytest": "pytest", "test": "kata test", "grade": "kata grade"}[via],
+        "detail": f"katas/{pair.kata}"}))
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(say("interviewer.visible") + " "
+                            + say("interviewer.open_levels", n=shown), yellow=True)
 
 
 class NotRun(Exception):
@@ -226,6 +259,7 @@ class Grader:
     @pytest.hookimpl(trylast=True)  # after -k/-m deselection, so only tests that run are counted
     def pytest_collection_modifyitems(self, session, config: pytest.Config, items: list) -> None:
         _keep_titles(config, items)
+        _pair_levels(config, items)
         runs, tests = self.runs, self.tests
         by_kata: dict[str, list] = {}
         for item in items:

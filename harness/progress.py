@@ -172,9 +172,9 @@ def rubric_history(console: Console, store: Store, sessions: list[Session], lang
     for session, score in scored:
         kata = next((k for k in catalog.all_katas() if k.name == session.kata), None)
         points = rubric.points(kata) if kata else []
-        levels = " ".join(str(score.levels[d.id][0]) if d.id in score.levels else "·"
-                          for d in dims)
-        covered = sum(score.covered.get(p, False) for p in points)
+        levels = " ".join(str(score.levels[d.id][0]) if score.levels.get(d.id, (0,))[0] else "·"
+                          for d in dims)  # unscored or not observed: no level to show
+        covered = sum(bool(score.covered.get(p)) for p in points)  # None: not asked
         table.add_row(*(Text(c) for c in (when(session.started), session.kata,
                                           f"{session.levels_passed}/{session.levels}", levels,
                                           f"{covered}/{len(points)}" if points else "—")))

@@ -1,6 +1,8 @@
 """`kata interviewer ...`: the interviewer's side of a pair mock interview. Nothing here writes the
 candidate's files; each command reads the session as it is and changes only what its name says
-(`hint` and `answered` log into the open session, `score` into the rubric, `script` a reveal)."""
+(`hint`, `answered`, `note` and `undo` log into a session, `score` into the rubric, `script` the
+interviewer's own reveal, never the candidate's). `--session N` picks a pair session by the
+number `kata interviewer sessions` gives it; without it, the last one."""
 
 from __future__ import annotations
 
@@ -12,12 +14,12 @@ from rich.console import Console
 from harness import catalog, command, grading
 from harness.command import SessionLangOpt as LangOpt
 from harness.command import checked_lang as _lang
-from harness.interviewer import document, report, say, script, suite, watch
+from harness.interviewer import document, mistakes, report, say, script, suite, timeline, watch
 from harness.lang import lang as default_lang
 from harness.screen import Screen
 from harness.session import interview, rubric
 from harness.session.clock import clock, when
-from harness.session.log import Mode, Session, Sessions
+from harness.session.log import TAKEN_BACK, Kind, Mode, Session, Sessions
 from harness.store import Store
 from harness.words import say as say_key
 
@@ -42,6 +44,10 @@ KataOpt = typer.Option(None, "--kata", metavar="KATA",
                        help="refuse unless the pair session is on this kata")
 HtmlOpt = typer.Option(None, "--html", metavar="FILE",
                        help="write one self-contained, printable page instead")
+SessionOpt = typer.Option(None, "--session", metavar="N",
+                          help="the pair session's number in `kata interviewer sessions` "
+                               "(default: the last)")
+INTERVIEWER = "interviewer:"  # the interviewer's reveals, kept apart from the candidate's
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -62,21 +68,23 @@ def _store() -> Store:
     return command.open_store(console)
 
 
-def _open_pair(lang: str | None, kata_name: str | None) -> tuple[Sessions, Session, str]:
-    """The open pair session and the language to speak; exit 2 when there is none."""
+def _pick(lang: str | None, kata_name: str | None, number: int | None,
+          open_only: bool = False) -> tuple[Sessions, Session, str]:
+    """The pair session numbered `number`, or the last one (the open one with `open_only`)."""
     sessions = Sessions(_store())
-    session = sessions.current()
-    if session is None or session.mode != Mode.PAIR:
-        raise fail(say("no_pair", lang or (session.lang if session else default_lang())))
+    if number is not None:
+        session = next((s for s in sessions.pairs() if s.id == number), None)
+        if session is None:
+            raise fail(say("no_session", lang or default_lang(), n=number))
+    elif open_only:
+        session = sessions.current()
+        if session is None or session.mode != Mode.PAIR:
+            raise fail(say("no_pair", lang or (session.lang if session else default_lang())))
+    else:
+        session = sessions.last_pair()
+        if session is None:
+            raise fail(say("no_pair_yet", lang or default_lang()))
     return sessions, _checked(session, kata_name, lang), lang or session.lang
-
-
-def _last_pair(lang: str | None, kata_name: str | None) -> tuple[Store, Session, str]:
-    store = _store()
-    session = Sessions(store).last_pair()
-    if session is None:
-        raise fail(say("no_pair_yet", lang or default_lang()))
-    return store, _checked(session, kata_name, lang), lang or session.lang
 
 
 def _checked(session: Session, kata_name: str | None, lang: str | None) -> Session:
@@ -97,6 +105,20 @@ def _show(doc: document.Document, html_file: Path | None) -> None:
     note(say("wrote", doc.lang, path=html_file))
 
 
+def _reveal(store: Store, kata: catalog.Kata, lang: str, yes: bool) -> None:
+    """The script is the interviewer's: asked for once and recorded as the interviewer's look,
+    never as the candidate's "solution looked at", so it unlocks nothing the candidate sees. Run
+    while a pair session on the kata is open, the session logs it too: both see it."""
+    if interview.look("kata interviewer script", kata.name):
+        note(say("visible", lang), "yellow")
+    mark = INTERVIEWER + kata.name
+    if command.earned(store, kata) or command.maintainer() or store.revealed(mark):
+        return
+    if not yes and not typer.confirm(say("reveal", lang, kata=kata.name)):
+        raise typer.Exit(1)
+    store.add_reveal(mark)
+
+
 @interviewer.command("script")
 def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's name"),
             lang: str = command.LangOpt,
@@ -105,42 +127,147 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
     """The script: briefs, answers, hints, mistakes.
 
     A sheet per level, then the follow-ups and the rubric. It holds the answers, the hints
-    and the classic mistakes, so looking at it counts as a reveal in your progress, like
-    `kata solution`, until you have passed the kata."""
+    and the classic mistakes, so the first look asks and is recorded as yours, the
+    interviewer's: it does not count as the candidate looking at the solution."""
     lang = _lang(lang) or default_lang()
     try:
         kata = catalog.get(name)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0]) from exc
     with _guard():
-        command.reveal(_store(), kata, say("reveal", lang, kata=kata.name), yes)
+        store = _store()
+        _reveal(store, kata, lang, yes)
+        firsts = mistakes.ranked_first(kata, Sessions(store).history(kata.name))
     try:
         tests = suite.hidden_tests(kata)
     except grading.GradingError as exc:
         raise fail(str(exc)) from exc
-    _show(document.script(script.build(kata, lang, tests)), html_file)
+    _show(document.script(script.build(kata, lang, tests, firsts)), html_file)
+
+
+@interviewer.command("sessions")
+def sessions_(lang: str = LangOpt) -> None:
+    """List the pair sessions, the last one last.
+
+    Each with its number (for --session N), kata, date, candidate and state."""
+    lang = _lang(lang) or default_lang()
+    with _guard():
+        store = _store()
+        found = Sessions(store).pairs()
+        if not found:
+            raise fail(say("no_pair_yet", lang), 1)
+        for s in found:
+            scored = not rubric.Scores(store).of(s.id).empty
+            state = say("state_open" if s.is_open else "state_scored" if scored
+                        else "state_done", lang)
+            note(say("session_row", lang, n=s.id, kata=s.kata, when=when(s.started),
+                     candidate=s.candidate or "—", passed=s.levels_passed, total=s.levels,
+                     state=state))
 
 
 @interviewer.command("watch")
-def watch_(lang: str = LangOpt, kata: str = KataOpt,
+def watch_(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt,
+           candidate: str = typer.Option(None, "--candidate", metavar="NAME",
+                                         help="name the candidate in `kata interviewer "
+                                              "sessions`"),
            interval: float = typer.Option(watch.INTERVAL, hidden=True)) -> None:
-    """Follow the open pair session live.
+    """Follow a pair session live.
 
-    In a second terminal: every submit with its failing hidden tests and the likely mistakes,
-    the hints and answers logged. Ctrl-C stops watching; the session is not touched."""
+    By default the open one. In a second terminal: every submit with the verdicts the
+    candidate saw, at most two likely mistakes and the diff of the file since the previous
+    submit; the hints, answers and notes logged; the candidate's looks at the prompt, the
+    mutants or the solution. Before the candidate starts, it waits. Ctrl-C stops watching;
+    the session is not touched."""
     lang = _lang(lang)
     with _guard():
-        sessions, session, lang = _open_pair(lang, kata)
-        note(say("watch_header", lang, kata=session.kata, when=when(session.started),
-                 file=session.file), "bold")
+        sessions = Sessions(_store())
         try:
+            if number is None:
+                opened = watch.wait(console, sessions, lang or default_lang(), interval)
+                number = opened.id
+            sessions, session, lang = _pick(lang, kata, number)
+            if candidate:
+                sessions.record(session, interview.now(), (Kind.LABEL, session.level,
+                                                           {"candidate": candidate.strip()}))
+            note(say("watch_header", lang, kata=session.kata, when=when(session.started),
+                     file=session.file), "bold")
             found = watch.follow(console, sessions, session, interview.kata_of(session), lang,
                                  interval)
         except KeyboardInterrupt:
-            note(say("watch_stopped", lang), "yellow")
+            note(say("watch_stopped", lang or default_lang()), "yellow")
             return
     if not found:
         raise fail(say("no_pair", lang), 1)
+
+
+@interviewer.command("replay")
+def replay(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt,
+           step: bool = typer.Option(False, "--step", help="wait for Enter between submits")
+           ) -> None:
+    """Step through the candidate's file, submit by submit.
+
+    Each submit with its time and verdict and the diff since the one before (the first in
+    full), then the final code."""
+    lang = _lang(lang)
+    with _guard():
+        _, session, lang = _pick(lang, kata, number)
+        kata_ = interview.kata_of(session)
+    printer = Screen(console, lang, "interviewer", wrap=True)
+    printer.rule(say("replay_title", lang, kata=session.kata, when=when(session.started)))
+    lines = timeline.Timeline(session, kata_, lang, detail=True)
+    submits = session.of(Kind.SUBMIT)
+    if not submits:
+        printer.say("no_submits", "yellow")
+    for n, event in enumerate(submits, start=1):
+        printer.say("replay_step", "bold", n=n, total=len(submits))
+        for line in lines.lines(event):
+            printer.text(line.text, line.style)
+        if step and n < len(submits):
+            typer.prompt(say("replay_next", lang), default="", show_default=False)
+
+
+@interviewer.command("note")
+def note_(text: str = typer.Argument(..., metavar="TEXT", help="what you saw or heard"),
+          dimension: str = typer.Option("", "--dimension", metavar="ID",
+                                        help="the rubric dimension it is evidence for"),
+          share: bool = typer.Option(False, "--share",
+                                     help="show it in the candidate's report too"),
+          lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt) -> None:
+    """Note what you see, with its time.
+
+    Offered as evidence when you score, in your copy of the report, and in the candidate's
+    only with --share."""
+    lang = _lang(lang)
+    with _guard():
+        sessions, session, lang = _pick(lang, kata, number)
+        known = [d.id for d in rubric.dimensions()]
+        if dimension and dimension not in known:
+            raise fail(say("bad_dimension", lang, name=dimension, known=", ".join(known)))
+        if not text.strip():
+            raise fail(say("empty_note", lang))
+        at = interview.now()
+        sessions.record(session, at, (Kind.NOTE, min(session.level, session.levels),
+                                      {"text": text.strip(), "dimension": dimension,
+                                       "share": share, "by": "interviewer"}))
+        note(say("logged_note", lang, at=clock(at - session.started),
+                 shared=say("note_shared" if share else "note_private", lang)), "green")
+
+
+@interviewer.command("undo")
+def undo(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt) -> None:
+    """Take back the last hint, answer or note you logged.
+
+    Says which; the counts and the candidate's report follow."""
+    lang = _lang(lang)
+    with _guard():
+        sessions, session, lang = _pick(lang, kata, number)
+        last = next((e for e in reversed(session.live) if e.kind in TAKEN_BACK), None)
+        if last is None:
+            raise fail(say("nothing_to_undo", lang), 1)
+        what = timeline.Timeline(session, interview.kata_of(session), lang, True).what(last)
+        sessions.record(session, interview.now(), (Kind.UNDO, last.level, {"event": last.id}))
+        note(say("undone", lang, what=what, at=clock(last.at - session.started)), "green")
+        note(say("counts_now", lang, hints=len(session.hints), asked=len(session.asked)))
 
 
 def _live(session: Session, lang: str) -> None:
@@ -158,7 +285,7 @@ def hint(category: str = typer.Argument(..., metavar="CATEGORY",
     The nudge first, then the pointer, counted as in solo mode."""
     lang = _lang(lang)
     with _guard():
-        sessions, session, lang = _open_pair(lang, kata)
+        sessions, session, lang = _pick(lang, kata, None, open_only=True)
         hints = interview.kata_of(session).spec.hints
         if category not in hints:
             raise fail(say("bad_category", lang, kata=session.kata, category=category,
@@ -186,7 +313,7 @@ def answered(which: list[str] = typer.Argument(..., metavar="N...",
     Counted as in solo mode."""
     lang = _lang(lang)
     with _guard():
-        sessions, session, lang = _open_pair(lang, kata)
+        sessions, session, lang = _pick(lang, kata, None, open_only=True)
         questions = interview.kata_of(session).spec.questions
         ids = [q.id for q in questions]
         indices = []
@@ -213,34 +340,53 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
                                                    "(repeatable)"),
           evidence: list[str] = typer.Option([], "--evidence", metavar="TEXT",
                                              help="what you saw, one per --dimension, in order"),
+          not_observed: list[str] = typer.Option([], "--not-observed", metavar="ID",
+                                                 help="nothing in the round showed this "
+                                                      "dimension (repeatable)"),
           covered: list[str] = typer.Option([], "--covered", metavar="F.P",
                                             help="follow-up F's point P was covered "
                                                  "(repeatable)"),
           missed: list[str] = typer.Option([], "--missed", metavar="F.P",
                                            help="it was not (the default; undoes --covered)"),
+          not_asked: list[int] = typer.Option([], "--not-asked", metavar="F",
+                                              help="follow-up F was never asked (repeatable)"),
+          overall: int = typer.Option(None, "--overall", metavar="LEVEL",
+                                      help="the overall recommendation, 1 to 4"),
+          overall_evidence: str = typer.Option("", "--overall-evidence", metavar="TEXT",
+                                               help="why, for --overall"),
           notes: str = typer.Option(None, "--notes", help="free notes for the candidate"),
-          lang: str = LangOpt, kata: str = KataOpt) -> None:
-    """Score the last pair session on the rubric.
+          lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt) -> None:
+    """Score a pair session on the rubric.
 
-    One level, 1 poor to 4 excellent, and a line of evidence per dimension. On a terminal
-    without options it asks for each dimension, showing its anchors. Scoring again replaces
-    what it names and keeps the rest."""
+    By default the last one. One level, 1 poor to 4 excellent, and a line of evidence per
+    dimension, or "not
+    observed"; the follow-up points, or "not asked"; an overall recommendation. On a terminal
+    without options it asks for each, offering your notes as evidence, and saves each answer
+    as it is given: stopped midway, it resumes where it stopped. Scoring again replaces what it
+    names and keeps the rest."""
     lang = _lang(lang)
     with _guard():
-        store, session, lang = _last_pair(lang, kata)
-        kata_ = interview.kata_of(session)
-        flags = dimension or evidence or covered or missed or notes is not None
+        sessions, session, lang = _pick(lang, kata, number)
+        store, kata_ = sessions.store, interview.kata_of(session)
+        scores = rubric.Scores(store)
+        flags = (dimension or evidence or not_observed or covered or missed or not_asked
+                 or overall is not None or notes is not None)
         if flags:
             entries = _entries(kata_, lang, dimension, evidence, covered, missed, notes)
+            entries += _more(kata_, lang, not_observed, not_asked, overall, overall_evidence)
+            scores.record(session.id, interview.now(), entries)
         elif console.is_terminal:
-            entries = _ask(kata_, session, lang)
+            try:
+                _ask(kata_, session, lang, scores.of(session.id),
+                     lambda *e: scores.record(session.id, interview.now(), list(e)))
+            except (KeyboardInterrupt, typer.Abort):
+                raise fail(say("score_paused", lang), 130) from None
         else:
             raise fail(say("nothing_to_score", lang))
-        rubric.Scores(store).record(session.id, interview.now(), entries)
-        stored = rubric.Scores(store).of(session.id)
+        stored = scores.of(session.id)
         points = rubric.points(kata_)
         note(say("scored", lang, when=when(session.started), n=len(stored.levels),
-                 covered=sum(stored.covered.get(p, False) for p in points), points=len(points)),
+                 covered=sum(bool(stored.covered.get(p)) for p in points), points=len(points)),
              "green")
 
 
@@ -275,12 +421,48 @@ def _entries(kata: catalog.Kata, lang: str, dimension: list[str], evidence: list
     return entries
 
 
-def _ask(kata: catalog.Kata, session: Session, lang: str) -> list[tuple]:
-    """Each dimension with its anchors, then each follow-up point, then the notes."""
+def _more(kata: catalog.Kata, lang: str, not_observed: list[str], not_asked: list[int],
+          overall: int | None, why: str) -> list[tuple]:
+    """The entries of --not-observed, --not-asked and --overall, validated."""
+    known = [d.id for d in rubric.dimensions()]
+    entries = []
+    for name in not_observed:
+        if name not in known:
+            raise fail(say("bad_dimension", lang, name=name, known=", ".join(known)))
+        entries.append((name, rubric.NOT_OBSERVED, ""))
+    for f in not_asked:
+        if not 1 <= f <= len(kata.spec.followups):
+            raise fail(say("bad_point", lang, text=str(f)))
+        entries += [(rubric.point_item(f, p), rubric.NOT_ASKED, "")
+                    for g, p in rubric.points(kata) if g == f]
+    if overall is not None:
+        if overall not in rubric.LEVELS:
+            raise fail(say("bad_level", lang, dimension=rubric.OVERALL, level=overall))
+        if not why.strip():
+            raise fail(say("empty_evidence", lang, dimension=rubric.OVERALL))
+        entries.append((rubric.OVERALL, overall, why.strip()))
+    return entries
+
+
+def _ask(kata: catalog.Kata, session: Session, lang: str, stored: rubric.Score, save) -> None:
+    """Each dimension with its anchors and the notes tagged for it, then each follow-up, the
+    overall recommendation and the notes; each saved by `save(*entries)` as it is given. What a
+    stopped run saved is not asked again, unless everything was (then it all is, to rescore)."""
     printer = Screen(console, lang, "interviewer", wrap=True)
     printer.rule(say("score_title", lang, kata=kata.name, when=when(session.started)))
-    entries = []
+    followups = kata.spec.followups
+    asked = {f for f in range(1, len(followups) + 1)
+             if all((f, p) in stored.covered for g, p in rubric.points(kata) if g == f)}
+    done = len(stored.levels) == len(rubric.dimensions()) and len(asked) == len(followups) \
+        and stored.overall is not None
+    if done:
+        stored, asked = rubric.Score(), set()
+    elif not stored.empty:
+        printer.say("score_resumed", "yellow")
+    notes = session.of(Kind.NOTE)
     for n, d in enumerate(rubric.dimensions(), start=1):
+        if d.id in stored.levels:
+            continue
         printer.text(f"{n}. {d.name[lang]}", "bold")
         own = rubric.kata_anchors(kata, d.id, lang)
         for level, anchor in enumerate(d.anchors[lang], start=1):
@@ -288,31 +470,74 @@ def _ask(kata: catalog.Kata, session: Session, lang: str) -> list[tuple]:
                         text=anchor, indent=3)
             if own:
                 printer.say("anchor_own", "cyan", text=own[level - 1], indent=5)
-        level = typer.prompt(say("ask_level", lang), type=int)
-        while level not in rubric.LEVELS:
-            printer.say("bad_level", "red", dimension=d.id, level=level)
-            level = typer.prompt(say("ask_level", lang), type=int)
-        why = ""
-        while not why.strip():
-            why = typer.prompt(say("ask_evidence", lang))
-        entries.append((d.id, level, why.strip()))
-    for f, followup in enumerate(kata.spec.followups, start=1):
+        offered = [e for e in notes if e.data.get("dimension") in ("", d.id)]
+        for k, e in enumerate(offered, start=1):
+            printer.say("offered_note", "cyan", k=k, at=clock(e.at - session.started),
+                        text=e.data["text"], indent=3)
+        level = _level(printer, lang, d.id, allow_none=True)
+        if level == rubric.NOT_OBSERVED:
+            save((d.id, level, ""))
+            continue
+        save((d.id, level, _evidence(lang, offered)))
+    for f, followup in enumerate(followups, start=1):
+        if f in asked:
+            continue
         printer.text(f"{f}. {followup.question(lang)}", "bold")
+        if not typer.confirm(say("ask_asked", lang), default=True):
+            save(*[(rubric.point_item(f, p), rubric.NOT_ASKED, "")
+                   for p in range(1, len(followup.points(lang)) + 1)])
+            continue
+        entries = []
         for p, point in enumerate(followup.points(lang), start=1):
             yes = typer.confirm(say("ask_point", lang, point=point), default=False)
             entries.append((rubric.point_item(f, p), int(yes), ""))
-    notes = typer.prompt(say("ask_notes", lang), default="", show_default=False)
-    return entries + [(rubric.NOTES, None, notes.strip())]
+        save(*entries)
+    if stored.overall is None:
+        printer.text(say("overall", lang), "bold")
+        for level, anchor in enumerate(rubric.overall_anchors(lang), start=1):
+            printer.say("anchor", level=level, label=rubric.overall_name(level, lang),
+                        text=anchor, indent=3)
+        level = _level(printer, lang, rubric.OVERALL, allow_none=False)
+        save((rubric.OVERALL, level, _evidence(lang, notes)))
+    text = typer.prompt(say("ask_notes", lang), default="", show_default=False)
+    save((rubric.NOTES, None, text.strip()))
+
+
+def _level(printer: Screen, lang: str, name: str, allow_none: bool) -> int:
+    """A level from 1 to 4, or "n" (not observed) where allowed."""
+    while True:
+        answer = typer.prompt(say("ask_level_n" if allow_none else "ask_level", lang)).strip()
+        if allow_none and answer.lower() == "n":
+            return rubric.NOT_OBSERVED
+        if answer in {str(n) for n in rubric.LEVELS}:
+            return int(answer)
+        printer.say("bad_level", "red", dimension=name, level=answer)
+
+
+def _evidence(lang: str, offered: list) -> str:
+    """Typed, or a note picked by its number."""
+    why = ""
+    while not why.strip():
+        why = typer.prompt(say("ask_evidence_notes" if offered else "ask_evidence", lang))
+        if why.strip().isdigit() and 1 <= int(why) <= len(offered):
+            why = offered[int(why) - 1].data["text"]
+    return why.strip()
 
 
 @interviewer.command("report")
-def report_(lang: str = LangOpt, html_file: Path = HtmlOpt, kata: str = KataOpt) -> None:
+def report_(lang: str = LangOpt, html_file: Path = HtmlOpt, kata: str = KataOpt,
+            number: int = SessionOpt,
+            mine: bool = typer.Option(False, "--mine",
+                                      help="the interviewer's copy: every note, shared or not")
+            ) -> None:
     """The candidate's feedback report.
 
-    Of the last pair session: the timeline, what the grader measured, the rubric with its
-    evidence, the follow-up points covered and missed, the next kata."""
+    By default of the last pair session. The timeline with each change to the file, what the
+    grader measured, the rubric with its evidence and anchors, the follow-up points covered,
+    missed or not asked, the overall recommendation, the final code, the next kata. Your
+    notes appear only with --mine, or where you shared them."""
     lang = _lang(lang)
     with _guard():
-        store, session, lang = _last_pair(lang, kata)
-        built = report.build(store, session, interview.kata_of(session), lang)
+        sessions, session, lang = _pick(lang, kata, number)
+        built = report.build(sessions.store, session, interview.kata_of(session), lang, mine)
     _show(document.report(built), html_file)

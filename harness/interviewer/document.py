@@ -20,7 +20,8 @@ from harness.session.clock import clock
 
 @dataclass(frozen=True)
 class Block:
-    kind: str  # title, level (a sheet: a page of its own in print), section, text, markdown
+    kind: str  # title, level (a sheet: a page of its own in print), section, text, markdown,
+    #            write (room to write on paper), fold / endfold (what the page folds away)
     text: str
     style: str = ""  # a rich style: green, red, yellow, dim, bold, cyan
     indent: int = 0
@@ -48,7 +49,8 @@ def script(s: Script) -> Document:
         doc.add("level", say("sheet", lang, n=sheet.level, total=len(s.sheets), title=sheet.title))
         plan = sheet.plan
         doc.say("time", "bold", start=clock(plan.start * 60), end=clock(plan.end * 60),
-                pointers=clock(plan.pointers * 60), followups=clock(plan.followups * 60))
+                nudges=clock(plan.nudges * 60), pointers=clock(plan.pointers * 60),
+                followups=clock(plan.followups * 60))
         doc.say("read_out", "bold")
         if sheet.brief:
             doc.add("markdown", sheet.brief)
@@ -69,10 +71,18 @@ def script(s: Script) -> Document:
             doc.say("hints", "bold")
         for ladder in sheet.hints:
             _ladder(doc, ladder)
+        if sheet.top:
+            doc.say("top_mistakes", "bold")
+        for mistake, n in sheet.top:
+            _mistake(doc, mistake, say("ranked_first", lang, n=n))
+        # Folded behind the top ones on the page; with no ranking yet, the list is the sheet's.
+        fold = bool(sheet.top and sheet.mistakes)
         if sheet.mistakes:
-            doc.say("mistakes", "bold")
+            doc.add("fold" if fold else "text", say("mistakes", lang), "bold")
         for mistake in sheet.mistakes:
             _mistake(doc, mistake)
+        if fold:
+            doc.add("endfold", "")
     doc.add("section", say("followups", lang))
     for n, f in enumerate(s.followups, start=1):
         doc.add("text", f"{n}. {f.question}", "bold")
@@ -97,6 +107,12 @@ def script(s: Script) -> Document:
                     indent=3)
             if d.own:
                 doc.say("anchor_own", "cyan", text=d.own[level - 1], indent=5)
+        doc.add("write", say("write_here", lang))
+    doc.add("text", say("overall", lang), "bold")
+    for level, anchor in enumerate(s.overall, start=1):
+        doc.say("anchor", level=level, label=rubric.overall_name(level, lang), text=anchor,
+                indent=3)
+    doc.add("write", say("write_here", lang))
     return doc
 
 
@@ -110,9 +126,9 @@ def _ladder(doc: Document, ladder: HintLadder) -> None:
                 indent=4)
 
 
-def _mistake(doc: Document, mistake: Mistake) -> None:
+def _mistake(doc: Document, mistake: Mistake, count: str = "") -> None:
     planted = f" ({say('planted', doc.lang)})" if mistake.planted else ""
-    doc.add("text", f"· {mistake.text}{planted}  [{mistake.name}]", indent=2)
+    doc.add("text", f"· {mistake.text}{planted}{count}  [{mistake.name}]", indent=2)
     doc.say("labelled", "dim", label=say("caught_by", doc.lang), text="; ".join(mistake.caught_by),
             indent=4)
 
@@ -126,6 +142,9 @@ def report(r: Report) -> Document:
             doc.add("section", section.title)
         for line in section.lines:
             doc.add("text", line.text, line.style)
+    if r.code is not None:
+        doc.add("section", say("final_code", r.lang))
+        doc.add("markdown", f"~~~~python\n{r.code}\n~~~~")
     return doc
 
 
@@ -136,6 +155,10 @@ def show(console: Console, doc: Document) -> None:
             screen.rule(b.text)
         elif b.kind == "markdown":
             screen.markdown(b.text)
+        elif b.kind == "write":
+            screen.text(f"{b.text} {'_' * 40}", "dim", 3)
+        elif b.kind == "endfold":
+            continue
         else:
             screen.text(b.text, b.style, b.indent)
 
@@ -160,8 +183,11 @@ table { border-collapse: collapse; } th, td { border: 1px solid #c9ccd4; padding
 @media print {
   body { font-size: 11pt; } main { max-width: none; padding: 0; }
   section.level { break-before: page; } pre, pre code { white-space: pre-wrap; }
-  p { break-inside: avoid; }
+  main > section.level:first-of-type { break-before: auto; }  /* the title shares page 1 */
+  p { break-inside: avoid; } details > summary { list-style: none; }
 }
+.write { margin: .4rem 0 1rem 1.5em; height: 4.5em; border-bottom: 1px solid #9a9da6;
+  color: #5c5f66; font-size: .9rem; }
 """
 TAGS = {"title": "h1", "level": "h2", "section": "h2"}
 
@@ -178,6 +204,13 @@ def page(doc: Document) -> str:
             body.append(f"<{TAGS[b.kind]}>{render.MD.renderInline(b.text)}</{TAGS[b.kind]}>")
         elif b.kind == "markdown":
             body.append(f'<div class="markdown">{render.html(b.text, doc.lang)}</div>')
+        elif b.kind == "write":
+            body.append(f'<div class="write">{render.MD.renderInline(b.text)}</div>')
+        elif b.kind == "fold":
+            body.append(f'<details><summary class="{b.style}">'
+                        f'{render.MD.renderInline(b.text)}</summary>')
+        elif b.kind == "endfold":
+            body.append("</details>")
         else:
             style = f' style="margin-left: {b.indent / 2:g}em"' if b.indent else ""
             body.append(f'<p class="{b.style}"{style}>{render.MD.renderInline(b.text)}</p>')

@@ -1,9 +1,13 @@
-"""Which classic mistakes (the kata's mutants) a failing hidden test points at, and at which level
-each one shows first."""
+"""The kata's classic mistakes (its mutants), at which level each one shows first, and how often
+the diagnosis ranks each one first."""
 
 from __future__ import annotations
 
-from harness import catalog, mutants
+from collections import Counter
+
+from harness import catalog, diagnosis, mutants
+from harness.interviewer.timeline import likely
+from harness.session.log import Session
 
 
 def load(kata: catalog.Kata) -> list[mutants.Mutant]:
@@ -14,11 +18,25 @@ def load(kata: catalog.Kata) -> list[mutants.Mutant]:
         return []
 
 
-def likely(found: list[mutants.Mutant], title: str) -> list[mutants.Mutant]:
-    """The mistakes whose `caught_by` names this failing title."""
-    return [m for m in found if title in m.caught_by]
-
-
 def level_of(mutant: mutants.Mutant, levels: dict[str, int]) -> int | None:
     """The first level whose hidden tests catch it (None when no title it names exists)."""
     return min((levels[t] for t in mutant.caught_by if t in levels), default=None)
+
+
+def ranked_first(kata: catalog.Kata, sessions: list[Session]) -> Counter:
+    """mistake -> how often the diagnosis ranked it first: over every submit of the kata kept in
+    the store, and over each named mistake's own failures judged at its level (so a fresh
+    install still has an order: the mistakes whose failures others' resemble come first)."""
+    found: Counter = Counter()
+    for session in sessions:
+        for submit in session.submits:
+            found.update(m.mutant for m in likely(kata, submit)[:1])
+    try:
+        _, known = diagnosis.mistakes(kata)
+    except diagnosis.NoSignatures:
+        return found
+    for m in known:
+        if m.signature:
+            first = diagnosis.likely(kata, m.signature, range(1, m.level + 1))[:1]
+            found.update(f.mutant for f in first)
+    return found

@@ -1,14 +1,17 @@
-"""The candidate's feedback report of a pair session: the timeline, what the grader measured, the
-interviewer's levels with their evidence, the follow-up points covered and missed, and the next
-kata to try. Built as sections of lines, so the terminal and the HTML page show the same text."""
+"""The candidate's feedback report of a pair session: the timeline (with the size of each change
+to the file), what the grader measured, the interviewer's levels with their evidence and the
+anchors of the level given and the next, the follow-up points covered, missed or not asked, the
+overall recommendation, the final code and the next kata to try. Built as sections of lines, so
+the terminal and the HTML page show the same text. The interviewer's copy (`private`) adds every
+note; the candidate's shows only the notes marked for sharing."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness import catalog
-from harness.interviewer import mistakes, say
-from harness.interviewer.timeline import Line, Timeline
+from harness import catalog, mutants
+from harness.interviewer import say
+from harness.interviewer.timeline import Line, Timeline, likely
 from harness.session import interview, rubric
 from harness.session.clock import clock, when
 from harness.session.log import Session, Sessions
@@ -27,14 +30,16 @@ class Report:
     title: str
     subtitle: str
     sections: list[Section]
+    code: str | None = None  # the candidate's file at the last submit
 
 
-def build(store: Store, session: Session, kata: catalog.Kata, lang: str) -> Report:
+def build(store: Store, session: Session, kata: catalog.Kata, lang: str,
+          private: bool = False) -> Report:
     subtitle = say("report_session", lang, when=when(session.started),
                    minutes=f"{session.minutes:g}", passed=session.levels_passed,
                    total=session.levels)
-    timeline = Timeline(session, kata, lang, detail=False)
-    events = [line for e in session.events for line in timeline.lines(e)]
+    timeline = Timeline(session, kata, lang, detail=False, private=private)
+    events = [line for e in session.live for line in timeline.lines(e)]
     lines = [Line(say("still_open", lang), "yellow")] if session.is_open else []
     lines += [Line(say("tl_start", lang))] + events
     if not session.is_open:
@@ -46,8 +51,12 @@ def build(store: Store, session: Session, kata: catalog.Kata, lang: str) -> Repo
     if selfcheck:
         sections.append(Section(say("selfcheck", lang),
                                 [Line(f"[ ] {item}") for item in selfcheck]))
-    return Report(lang, say("report_title", lang, title=kata.title(lang)), subtitle,
-                  sections + [Section("", [next_kata(store, session, kata, lang)])])
+    last = session.last_submit
+    title = say("report_title_private" if private else "report_title", lang,
+                title=kata.title(lang))
+    return Report(lang, title, subtitle,
+                  sections + [Section("", [next_kata(store, session, kata, lang)])],
+                  last.code if last else None)
 
 
 def measured(session: Session, kata: catalog.Kata, lang: str) -> list[Line]:
@@ -78,16 +87,23 @@ def measured(session: Session, kata: catalog.Kata, lang: str) -> list[Line]:
 
 
 def hits(session: Session, kata: catalog.Kata) -> list[tuple]:
-    """(mutant, seconds in when a failing test first pointed at it, fixed by the last submit)."""
-    found = mistakes.load(kata)
+    """(mutant, seconds in when the diagnosis first named it, fixed): only the mistakes named at
+    some submit, each fixed when the last submit judging its level no longer fails a test that
+    catches it."""
     first: dict[str, tuple] = {}
     for submit in session.submits:
-        for failure in submit.shown():
-            for m in mistakes.likely(found, failure.title):
-                first.setdefault(m.name, (m, submit.at - session.started))
-    last = session.last_submit
-    failing = {f.title for f in last.failures} if last else set()
-    return [(m, at, not failing & set(m.caught_by)) for m, at in first.values()]
+        for found in likely(kata, submit):
+            first.setdefault(found.mutant, (found, submit.at - session.started))
+    out = []
+    for name, (found, at) in first.items():
+        at_level = [s for s in session.submits if s.level == found.level] or session.submits
+        failing = {f.title for f in at_level[-1].failures}
+        try:
+            mutant = mutants.get(kata, name)
+        except (KeyError, mutants.MutantError):
+            continue
+        out.append((mutant, at, not failing & set(found.caught_by)))
+    return out
 
 
 def assessment(store: Store, session: Session, kata: catalog.Kata, lang: str) -> list[Line]:
@@ -96,22 +112,37 @@ def assessment(store: Store, session: Session, kata: catalog.Kata, lang: str) ->
         return [Line(say("not_scored", lang), "yellow")]
     lines = []
     for d in rubric.dimensions():
-        if d.id not in score.levels:
+        level, evidence = score.levels.get(d.id, (None, ""))
+        if level is None:
             lines.append(Line(say("dim_unscored", lang, name=d.name[lang]), "dim"))
             continue
-        level, evidence = score.levels[d.id]
+        if level == rubric.NOT_OBSERVED:
+            lines.append(Line(say("dim_not_observed", lang, name=d.name[lang]), "dim"))
+            continue
         lines.append(Line(say("dim_line", lang, name=d.name[lang], level=level,
                               label=rubric.level_name(level, lang)), "bold"))
         lines.append(Line(say("evidence", lang, text=evidence)))
+        lines.append(Line(say("anchor_given", lang, text=d.anchors[lang][level - 1]), "dim"))
+        if level < rubric.LEVELS[-1]:
+            lines.append(Line(say("anchor_next", lang, level=level + 1,
+                                  text=d.anchors[lang][level]), "dim"))
     points = rubric.points(kata)
-    covered = sum(score.covered.get(p, False) for p in points)
+    covered = sum(bool(score.covered.get(p)) for p in points)
     lines.append(Line(say("points", lang, covered=covered, total=len(points)), "bold"))
     for f, followup in enumerate(kata.spec.followups, start=1):
         lines.append(Line(f"{f}. {followup.question(lang)}"))
         for p, text in enumerate(followup.points(lang), start=1):
-            yes = score.covered.get((f, p), False)
-            lines.append(Line(say("point_yes" if yes else "point_no", lang, text=text),
-                              "green" if yes else "red"))
+            value = score.covered.get((f, p), False)
+            key, style = ("point_not_asked", "dim") if value is None else \
+                ("point_yes", "green") if value else ("point_no", "red")
+            lines.append(Line(say(key, lang, text=text), style))
+    if score.overall:
+        level, evidence = score.overall
+        lines.append(Line(say("overall_line", lang, level=level,
+                              label=rubric.overall_name(level, lang)), "bold"))
+        lines.append(Line(say("evidence", lang, text=evidence)))
+        lines.append(Line(say("anchor_given", lang, text=rubric.overall_anchors(lang)[level - 1]),
+                          "dim"))
     if score.notes:
         lines.append(Line(say("notes", lang, text=score.notes)))
     return lines

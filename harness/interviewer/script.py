@@ -19,10 +19,12 @@ from harness.session import rubric
 
 @dataclass(frozen=True)
 class Plan:
-    start: float  # minutes into the session
-    end: float
-    pointers: float  # when to give the pointers if the level still fails
-    followups: float  # when the follow-ups start, whatever the level
+    """Whole minutes into the session, each step at least a minute after the one before."""
+    start: int
+    end: int
+    nudges: int  # when to give the nudges if the level still fails
+    pointers: int  # when to give the pointers if it still fails
+    followups: int  # when the follow-ups start, whatever the level
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,10 @@ class Sheet:
     questions: list[Question] = field(default_factory=list)
     hints: list[HintLadder] = field(default_factory=list)
     mistakes: list[Mistake] = field(default_factory=list)
+    top: list[tuple[Mistake, int]] = field(default_factory=list)  # ranked first most often
+
+
+TOP = 5  # mistakes a sheet lists first; the rest are folded after them
 
 
 @dataclass(frozen=True)
@@ -88,18 +94,26 @@ class Script:
     other_hints: list[HintLadder]  # categories no hidden test uses
     other_mistakes: list[Mistake]  # mutants whose titles no hidden test has
     rubric: list[Anchored]
+    overall: tuple[str, ...]  # the recommendation's anchors, levels 1 to 4
 
 
 def plan(minutes: float, levels: int) -> list[Plan]:
-    """An even split of the clock, an eighth of it (one minute at least) kept for the follow-ups;
-    the pointers come a third of a level's time after it should have passed."""
-    followups = minutes - max(1.0, round(minutes / 8))
+    """An even split of the clock in whole minutes, an eighth of it (one minute at least) kept
+    for the follow-ups. The nudges come when a level should have passed, the pointers a third of
+    a level's time later; both at least a minute apart and before the follow-ups."""
+    followups = round(minutes) - max(1, round(minutes / 8))
     each = followups / levels
-    return [Plan(n * each, (n + 1) * each, min((n + 4 / 3) * each, followups), followups)
-            for n in range(levels)]
+    plans = []
+    for n in range(levels):
+        pointers = min(round((n + 4 / 3) * each), followups - 1)
+        nudges = min(round((n + 1) * each), pointers - 1)
+        plans.append(Plan(round(n * each), round((n + 1) * each), nudges, pointers, followups))
+    return plans
 
 
-def build(kata: catalog.Kata, lang: str, tests: list[HiddenTest]) -> Script:
+def build(kata: catalog.Kata, lang: str, tests: list[HiddenTest],
+          firsts: dict[str, int] | None = None) -> Script:
+    """`firsts`: how often the diagnosis ranked each mistake first (mistakes.ranked_first)."""
     spec = kata.spec
     levels = levels_by_title(tests)
     plans = plan(float(spec.minutes), kata.num_levels)
@@ -121,12 +135,16 @@ def build(kata: catalog.Kata, lang: str, tests: list[HiddenTest]) -> Script:
         mistake = Mistake(m.name, m.mistake[lang], m.caught_by, m.planted)
         level = mistakes.level_of(m, levels)
         (sheets[level - 1].mistakes if level else other_mistakes).append(mistake)
+    for sheet in sheets:  # stable: ties stay in mutants.toml's order
+        ranked = sorted(sheet.mistakes, key=lambda m: -(firsts or {}).get(m.name, 0))
+        sheet.top = [(m, firsts[m.name]) for m in ranked[:TOP] if (firsts or {}).get(m.name)]
     followups = [Followup(f.question(lang), tuple(f.points(lang))) for f in spec.followups]
     anchored = [Anchored(d.id, d.name[lang], tuple(d.anchors[lang]),
                          tuple(rubric.kata_anchors(kata, d.id, lang)))
                 for d in rubric.dimensions()]
     return Script(kata.name, lang, kata.title(lang), float(spec.minutes), sheets, followups,
-                  list(spec.selfcheck(lang)), other_hints, other_mistakes, anchored)
+                  list(spec.selfcheck(lang)), other_hints, other_mistakes, anchored,
+                  tuple(rubric.overall_anchors(lang)))
 
 
 def _ladder(category: str, texts: list[str], titles: tuple[str, ...]) -> HintLadder:

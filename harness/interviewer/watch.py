@@ -15,11 +15,27 @@ from harness.interviewer.timeline import Timeline
 from harness.screen import Screen
 from harness.session import interview
 from harness.session.clock import clock
-from harness.session.log import Session, SessionError, Sessions
+from harness.session.log import Mode, Session, SessionError, Sessions
 from harness.store import StoreError
 
 sleep = time.sleep  # tests replace it
 INTERVAL = 1.0  # seconds between two looks at the store
+
+
+def wait(console: Console, sessions: Sessions, lang: str, interval: float = INTERVAL) -> Session:
+    """The open pair session, waiting for the candidate to start one (saying so once)."""
+    told = False
+    while True:
+        try:
+            session = sessions.current()
+        except StoreError:  # a candidate's command is writing right now
+            session = None
+        if session is not None and session.mode == Mode.PAIR:
+            return session
+        if not told:
+            Screen(console, lang, wrap=True).text(say("waiting", lang), "yellow")
+            told = True
+        sleep(interval)
 
 
 def follow(console: Console, sessions: Sessions, session: Session, kata: catalog.Kata | None,

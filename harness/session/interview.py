@@ -8,6 +8,7 @@ file.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from harness import catalog, grading, metadata
 from harness.results import EXAMPLES, KataRun
 from harness.session.log import Failure, Kind, Mode, Reason, Session, Sessions
 from harness.session.matcher import Matcher, Outcome
-from harness.store import Store
+from harness.store import Store, StoreError
 
 now = time.time  # the clock; tests replace it
 
@@ -115,13 +116,22 @@ def _record(sessions: Sessions, session: Session, run: KataRun, at: float,
             time_up: bool = False) -> Verdict:
     level = session.level
     verdict = judge(run, level)
-    entries = [(Kind.SUBMIT, level, {**summary(run), "time_up": time_up})]
+    entries = [(Kind.SUBMIT, level, {**summary(run), "time_up": time_up,
+                                     "code": snapshot(session)})]
     if verdict.passed:
         entries.append((Kind.PASS, level, {}))
     last = verdict.passed and level == session.levels
     finish = Reason.TIME if time_up else Reason.PASSED if last else None
     sessions.record(session, at, *entries, finish=finish)
     return verdict
+
+
+def snapshot(session: Session) -> str | None:
+    """The candidate's file as it is graded, for the interviewer's diffs and replay."""
+    try:
+        return Path(session.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def summary(run: KataRun) -> dict:
@@ -219,3 +229,19 @@ def spec(sessions: Sessions, session: Session) -> None:
     """Note that the candidate opened the full prompt, where the session shows briefs."""
     if session.briefed:
         sessions.record(session, now(), (Kind.SPEC, shown(session), {}))
+
+
+def look(what: str, kata: str, detail: str = "") -> bool:
+    """Log, into the open pair session on `kata`, that the candidate ran a command the interviewer
+    should know of (`kata show`, `kata mutants`, ...); True when one was logged, so the command
+    tells the candidate the interviewer sees it."""
+    try:
+        sessions = Sessions(Store())
+        session = sessions.current()
+        if session is None or session.mode != Mode.PAIR or session.kata != kata:
+            return False
+        sessions.record(session, now(), (Kind.LOOK, shown(session),
+                                         {"what": what, "detail": detail}))
+    except (OSError, sqlite3.Error, StoreError):  # never let the log stop the command itself
+        return False
+    return True

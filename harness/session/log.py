@@ -41,6 +41,13 @@ class Kind(StrEnum):
     HINT = "hint"  # data: category, step (0 = nudge, 1 = pointer); by: "interviewer" in pairs
     ASK = "ask"  # data: question (its index in kata.toml); by: "interviewer" in pairs
     SPEC = "spec"  # the candidate opened the full prompt of the levels up to `level`
+    NOTE = "note"  # data: text, dimension (a rubric id or ""), share (with the candidate)
+    UNDO = "undo"  # data: event (the id of the hint, answer or note taken back)
+    LOOK = "look"  # the candidate ran a command the interviewer should know of; data: what, detail
+    LABEL = "label"  # data: candidate (how the interviewer names them in `sessions`)
+
+
+TAKEN_BACK = (Kind.HINT, Kind.ASK, Kind.NOTE)  # what `kata interviewer undo` can take back
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,7 @@ class Submit:
     failures: tuple[Failure, ...]
     import_error: str | None
     time_up: bool
+    code: str | None = None  # the candidate's file as graded (None: missing, or an old session)
 
     @classmethod
     def of(cls, e: Event) -> Submit:
@@ -69,7 +77,7 @@ class Submit:
         return cls(e.at, e.level, tuple(d.get("hidden", (0, 0))),
                    {int(k): tuple(v) for k, v in d.get("counts", {}).items()},
                    tuple(Failure(*f) for f in d.get("failures", [])), d.get("import_error"),
-                   bool(d.get("time_up")))
+                   bool(d.get("time_up")), d.get("code"))
 
     def shown(self) -> list[Failure]:
         """The failures of the levels the candidate had been shown when submitting."""
@@ -86,6 +94,7 @@ class Event:
     kind: Kind
     level: int
     data: dict
+    id: int = 0  # its row in the log: what an undo names
 
 
 @dataclass
@@ -118,8 +127,25 @@ class Session:
     def left(self, now: float) -> float:
         return max(0.0, self.deadline - now)
 
+    @property
+    def undone(self) -> set[int]:
+        """The ids of the events taken back by an undo."""
+        return {e.data["event"] for e in self.events if e.kind == Kind.UNDO}
+
+    @property
+    def live(self) -> list[Event]:
+        """The events that stand: neither an undo nor one taken back."""
+        undone = self.undone
+        return [e for e in self.events if e.kind != Kind.UNDO and e.id not in undone]
+
     def of(self, kind: Kind) -> list[Event]:
-        return [e for e in self.events if e.kind == kind]
+        return [e for e in self.live if e.kind == kind]
+
+    @property
+    def candidate(self) -> str:
+        """The candidate's label as the interviewer gave it (the latest), or ""."""
+        labels = self.of(Kind.LABEL)
+        return labels[-1].data["candidate"] if labels else ""
 
     @property
     def passed(self) -> dict[int, float]:
@@ -226,15 +252,18 @@ class Sessions:
         """Add (kind, level, data) events, and close the session too when `finish` is given,
         all in one transaction. Closing twice (another command got there first) changes nothing.
         """
+        ids = []
         with self.store.transaction() as db:
-            db.executemany("INSERT INTO mock_events (session, at, kind, level, data) "
-                           "VALUES (?, ?, ?, ?, ?)",
-                           [(session.id, at, kind.value, level, json.dumps(data))
-                            for kind, level, data in entries])
+            for kind, level, data in entries:
+                ids.append(db.execute("INSERT INTO mock_events (session, at, kind, level, data) "
+                                      "VALUES (?, ?, ?, ?, ?)",
+                                      (session.id, at, kind.value, level,
+                                       json.dumps(data))).lastrowid)
             if finish is not None:
                 db.execute("UPDATE mock_sessions SET ended = ?, reason = ?, open = NULL "
                            "WHERE id = ? AND ended IS NULL", (at, finish.value, session.id))
-        session.events += [Event(at, kind, level, data) for kind, level, data in entries]
+        session.events += [Event(at, kind, level, data, i)
+                           for (kind, level, data), i in zip(entries, ids, strict=True)]
         if finish is not None:
             fresh = self.get(session.id)
             session.ended, session.reason = fresh.ended, fresh.reason
@@ -253,8 +282,12 @@ class Sessions:
 
     def last_pair(self) -> Session | None:
         """The pair session started last, open or finished."""
-        found = self._load("WHERE mode = ?", (Mode.PAIR.value,))
-        return max(found, key=lambda s: (s.started, s.id), default=None)
+        found = self.pairs()
+        return found[-1] if found else None
+
+    def pairs(self) -> list[Session]:
+        """Every pair session, the first started first."""
+        return self._load("WHERE mode = ?", (Mode.PAIR.value,))
 
     def get(self, sid: int) -> Session:
         found = self._load("WHERE id = ?", (sid,))
@@ -272,8 +305,8 @@ class Sessions:
             sessions = [Session(*row[:8], Reason(row[8]) if row[8] else None, Mode(row[9]))
                         for row in rows]
             for s in sessions:
-                events = db.execute("SELECT at, kind, level, data FROM mock_events "
+                events = db.execute("SELECT at, kind, level, data, id FROM mock_events "
                                     "WHERE session = ? ORDER BY id", (s.id,)).fetchall()
-                s.events = [Event(at, Kind(kind), level, json.loads(data))
-                            for at, kind, level, data in events]
+                s.events = [Event(at, Kind(kind), level, json.loads(data), i)
+                            for at, kind, level, data, i in events]
         return sessions

@@ -3,7 +3,11 @@ an interviewer's scores of a pair session, kept in the progress store.
 
 Scores are an append-only log (`rubric_entries`): the latest entry for an item is its value, so
 scoring in several goes, or correcting a level, loses nothing and two writers cannot tear a
-score. Items: a dimension's id, `point:F.P` (follow-up F's point P, both from 1) and `notes`.
+score. Items: a dimension's id, `point:F.P` (follow-up F's point P, both from 1), `overall` (the
+recommendation, on its own anchored scale) and `notes`.
+
+A dimension's level 0 is "not observed"; a point's -1 is "not asked" (its follow-up was never put
+to the candidate), shown as such, never as a miss.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ from harness.store import Store
 
 RUBRIC = Path(__file__).with_name("rubric.toml")
 LEVELS = (1, 2, 3, 4)
+NOT_OBSERVED = 0  # a dimension's level when nothing in the round showed it
+NOT_ASKED = -1  # a follow-up point's value when its question was never asked
 NOTES = "notes"
 POINT = "point:"
+OVERALL = "overall"
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,20 @@ def level_name(level: int, lang: str) -> str:
     return _data()["levels"][lang][level - 1]
 
 
+def overall_name(level: int, lang: str) -> str:
+    return _data()["overall"]["levels"][lang][level - 1]
+
+
+def overall_anchors(lang: str) -> list[str]:
+    return _data()["overall"]["anchors"][lang]
+
+
+def anchor(dimension: str, level: int, lang: str) -> str:
+    """The generic anchor text of a dimension's level (1 to 4)."""
+    found = next(d for d in dimensions() if d.id == dimension)
+    return found.anchors[lang][level - 1]
+
+
 def kata_anchors(kata: catalog.Kata, dimension: str, lang: str) -> list[str]:
     """The kata's own anchors of a dimension, levels 1 to 4 (empty when it has none)."""
     own = kata.spec.rubric.get(dimension)
@@ -63,7 +84,8 @@ def points(kata: catalog.Kata) -> list[tuple[int, int]]:
 class Score:
     """One session's rubric as it stands: the latest entry of each item."""
     levels: dict[str, tuple[int, str]] = field(default_factory=dict)  # dimension -> level, why
-    covered: dict[tuple[int, int], bool] = field(default_factory=dict)  # (follow-up, point)
+    covered: dict[tuple[int, int], bool | None] = field(default_factory=dict)  # None: not asked
+    overall: tuple[int, str] | None = None  # the recommendation's level and its evidence
     notes: str = ""
     at: float | None = None  # the latest entry's time
 
@@ -96,7 +118,9 @@ class Scores:
                 score.notes = text
             elif item.startswith(POINT):
                 f, p = item.removeprefix(POINT).split(".")
-                score.covered[int(f), int(p)] = bool(level)
+                score.covered[int(f), int(p)] = None if level == NOT_ASKED else bool(level)
+            elif item == OVERALL:
+                score.overall = (level, text)
             else:
                 score.levels[item] = (level, text)
         return score
