@@ -12,7 +12,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Column, Table
 
-from harness import catalog, cjk, command, grading, mutants, rules
+from harness import catalog, cjk, command, diagnosis, grading, mutants, rules
 from harness import progress as history
 from harness.bench import Table as BenchTable
 from harness.command import LangOpt, language, say_to
@@ -85,6 +85,8 @@ def _best(store: Store, kata: catalog.Kata, lang: str, revealed: bool) -> str:
     best = store.best(kata.name)
     result = say("cli.best", lang, n=best.best_level, passed=best.passed,
                  total=best.total) if best else "—"
+    if best and best.impl != "stub":  # a file of the learner's outside katas/
+        result += f"\n{best.impl}"
     if revealed:  # `kata solution` promised that a look is recorded
         result += "\n" + say("cli.solution_seen", lang)
     return result
@@ -291,3 +293,10 @@ def print_rule_map(kata: catalog.Kata, rule_list: list[rules.Rule],
     screen.say("cli.rules_covered", "green" if not problems else "red", done=done, total=total)
     for problem in problems:
         screen.text(f"  ✗ {problem}", "red")
+    try:
+        rate = diagnosis.top1(kata)
+    except diagnosis.NoSignatures as exc:
+        screen.say("cli.diagnosis_none", "yellow", why=exc)
+        return
+    screen.say("cli.diagnosis_top1", hits=rate.hits, total=rate.total, share=rate.share,
+               shared=len(rate.shared))

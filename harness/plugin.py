@@ -146,11 +146,31 @@ def _verdict(excinfo) -> str:
         return say("grade.slow_wrong") if timeout.found_failure else str(timeout)
     if excinfo.errisinstance(NotRun):
         return not_run_verdict()
-    if excinfo.errisinstance((AssertionError, pytest.fail.Exception)):
+    if isinstance(excinfo.value, BaseExceptionGroup):  # Hypothesis: several distinct failures
+        return _group_verdict(excinfo.value)
+    return _kind(excinfo.value)
+
+
+def _kind(exc: BaseException) -> str:
+    if isinstance(exc, AssertionError | pytest.fail.Exception):
         return say("grade.wrong")
-    if excinfo.errisinstance(NotImplementedError):
+    if isinstance(exc, NotImplementedError):
         return say("grade.not_implemented")
-    return say("grade.raised", name=excinfo.typename)
+    return say("grade.raised", name=type(exc).__name__)
+
+
+def _group_verdict(group: BaseExceptionGroup) -> str:
+    """What the distinct failures were, never the group that carries them: "wrong answer (2
+    distinct failing examples)", or the kinds when they differ ("wrong answer; raised KeyError")."""
+    leaves = _leaves(group)
+    kinds = list(dict.fromkeys(_kind(e) for e in leaves))
+    return say("grade.distinct", kinds=say("grade.kinds_sep").join(kinds), n=len(leaves))
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for e in exc.exceptions for leaf in _leaves(e)]
+    return [exc]
 
 
 class Grader:
@@ -350,7 +370,9 @@ class Grader:
         hidden = [r for r in run.results if r.level != EXAMPLES]
         if via == "none":
             return ""
-        if impl == "solution" or impl.startswith(catalog.MUTANT_PREFIX):
+        kata = catalog.get(run.kata)
+        if impl == "solution" or impl.startswith(catalog.MUTANT_PREFIX) or (
+                impl != "stub" and kata.impl_path(impl).resolve() == kata.solution_path.resolve()):
             return say("grade.not_recorded_impl", impl=impl)
         if not hidden:
             return say("grade.not_recorded_hidden")
@@ -358,6 +380,9 @@ class Grader:
                 run.import_error is None and any(r.nodeid not in self.ran for r in hidden)):
             return say("grade.not_recorded_part")
         counts = {str(level): list(pt) for level, pt in run.level_counts().items()}
+        if impl != "stub":  # a path, absolute, so `kata list` names it wherever it was typed
+            path = kata.impl_path(impl).resolve()
+            impl = "stub" if path == kata.stub_path.resolve() else str(path)
         attempt = Attempt(run.kata, impl, time.time(), run.best_level, run.hidden_passed,
                           run.hidden_total, counts, via)
         try:

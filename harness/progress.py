@@ -16,7 +16,7 @@ from harness import catalog, words
 from harness.session import rubric
 from harness.session.clock import clock, when
 from harness.session.log import Mode, Session, Sessions
-from harness.store import Attempt, Store, StoreError
+from harness.store import Attempt, Store, StoreError, own
 
 
 def say(key: str, lang: str, **fields: object) -> str:
@@ -50,7 +50,7 @@ def rows(attempts: list[Attempt], sessions: list[Session]) -> list[Row]:
     names += sorted(({a.kata for a in attempts} | {s.kata for s in sessions}) - set(names))
     table = []
     for name in names:
-        graded = [a for a in attempts if a.kata == name and a.impl == "stub" and a.via != "mock"]
+        graded = [a for a in attempts if a.kata == name and own(a) and a.via != "mock"]
         mocks = [s for s in sessions if s.kata == name]
         best = max([a.best_level for a in graded] + [s.levels_passed for s in mocks], default=0)
         times = [s.level_times()[best - 1][1] for s in mocks if best and s.levels_passed >= best]
@@ -63,7 +63,7 @@ def points(attempts: list[Attempt], sessions: list[Session]) -> dict[tuple[str, 
     """(kata, 'graded' | 'mock') -> [(when, % of hidden tests passed)], oldest first."""
     series: dict[tuple[str, str], list] = {}
     for a in attempts:
-        if a.impl == "stub" and a.total and a.via != "mock":  # mocks are their own series
+        if own(a) and a.total and a.via != "mock":  # mocks are their own series
             series.setdefault((a.kata, "graded"), []).append((a.at, 100 * a.passed / a.total))
     for s in sessions:
         if s.score is not None:

@@ -112,6 +112,12 @@ class Attempt:
     via: str = "grade"  # how it was run: one of VIAS
 
 
+def own(a: Attempt) -> bool:
+    """A run of the learner's own work. The grader never records the reference or a mutant;
+    a store written before it refused them may still hold some."""
+    return a.impl != "solution" and not a.impl.startswith("mutant:")
+
+
 def home() -> Path:
     return Path(os.environ.get("KATA_HOME", ROOT / ".kata"))
 
@@ -198,8 +204,9 @@ class Store:
         return [Attempt(*row[:6], json.loads(row[6]), row[7]) for row in rows]
 
     def best(self, kata: str) -> Attempt | None:
-        own = [a for a in self.attempts(kata) if a.impl == "stub"]
-        return max(own, key=lambda a: (a.best_level, a.passed, -a.at), default=None)
+        """The best run of any of the learner's files: the stub, `--impl=PATH`, a mock's file."""
+        mine = [a for a in self.attempts(kata) if own(a)]
+        return max(mine, key=lambda a: (a.best_level, a.passed, -a.at), default=None)
 
     def add_reveal(self, kata: str) -> None:
         with self._connect() as db:

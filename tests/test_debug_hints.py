@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import keyword
 import re
 
 import forkserver
 import pytest
 
-from harness import catalog, mutants
+from harness import catalog, grading, mutants, signatures
 
 DEBUG_KATAS = [k for k in catalog.all_katas() if any(m.planted for m in mutants.load(k))]
 GENERIC = {"self", "np", "None", "True", "False", *dir(builtins), *keyword.kwlist}
@@ -77,3 +78,39 @@ def test_every_failing_hint_points_at_a_planted_bug(kata, tmp_path):
                 problems.append(f"[hints.{hint}] {lang}: the pointer names none of the code of "
                                 f"{', '.join(sorted(bugs))}, e.g. {', '.join(sorted(allowed)[:8])}")
     assert not problems, "\n".join(problems)
+
+
+PLANTED = [pytest.param(k, m, id=f"{k.name}-{m.name}") for k in DEBUG_KATAS
+           for m in mutants.load(k) if m.planted]
+PRECISION = 0.8  # the share of a planted bug's failing tests that must carry its own category
+
+
+@pytest.mark.parametrize("kata, mutant", PLANTED)
+def test_a_planted_bug_alone_fails_tests_of_its_own_hint_category(kata, mutant):
+    """Its own category is the hint of the first test it names (caught_by). At least 80 % of
+    the hidden tests it fails carry it, and the first failing line of its scorecard does: a
+    debugging round is graded on finding the bug, and a hint that points elsewhere misleads."""
+    hints = {r.title: r.hint for r in collected_hints(kata)}
+    own = hints[mutant.caught_by[0]]
+    # One per scorecard line, in its order: parametrized cases share a title and a line.
+    if signatures.stale(kata) is None:  # its signature is the whole suite's failures
+        stored = signatures.load(kata)
+        failing = [t for t in stored.tests if t in stored.signatures[mutant.name]]
+    else:
+        run, _ = grading.grade_collected(kata, f"mutant:{mutant.name}", [], exitfirst=False)
+        failing = list(dict.fromkeys(r.title for r in run.results if r.failed and r.level > 0))
+    assert failing
+    share = sum(hints[t] == own for t in failing) / len(failing)
+    others = sorted(f"{t} [{hints[t]}]" for t in failing if hints[t] != own)
+    print(f"{kata.name} {mutant.name}: {share:.0%} of {len(failing)} failing tests in [{own}]; "
+          f"first line [{hints[failing[0]]}]")
+    assert hints[failing[0]] == own, f"the first failing line is [{hints[failing[0]]}], not [{own}]"
+    assert share >= PRECISION, (f"{share:.0%} of its {len(failing)} failing tests carry [{own}]; "
+                                "the others:\n" + "\n".join(others))
+
+
+@functools.cache
+def collected_hints(kata):
+    run, output = grading.grade(kata, "solution", "--collect-only", hidden_only=True, warm=True)
+    assert run.results, output[-2000:]
+    return run.results

@@ -189,3 +189,20 @@ def test_a_grading_forked_from_the_collected_suite_gives_what_a_pytest_run_gives
     assert [(r.title, r.outcome, r.verdict) for r in collected.results] == \
         [(r.title, r.outcome, r.verdict) for r in cold.results]
     assert any(r.failed for r in cold.results)
+
+
+def test_several_distinct_failures_are_named_by_what_they_are_never_as_a_group():
+    """Hypothesis raises an ExceptionGroup when it finds distinct failing examples: the verdict
+    says what they were, never "raised ExceptionGroup"."""
+    from harness.plugin import _verdict
+
+    def verdict(*errors: BaseException) -> str:
+        with pytest.raises(ExceptionGroup) as raised:
+            raise ExceptionGroup("Hypothesis", errors)
+        return _verdict(raised)
+
+    assert verdict(AssertionError("a"), AssertionError("b")) == \
+        "wrong answer (2 distinct failing examples)"
+    mixed = verdict(AssertionError(), KeyError("k"), ExceptionGroup("inner", [AssertionError()]))
+    assert mixed == "wrong answer; raised KeyError (3 distinct failing examples)"
+    assert "ExceptionGroup" not in mixed

@@ -129,17 +129,6 @@ def test_boolean_labels(impl):
     assert pred == [c == 1 for c in codes.predict(X)] and all(map(is_bool, pred))
 
 
-@grade("fully grown trees must reproduce every training label exactly", hint="stopping")
-@examples(30)
-@given(datasets(consistent=True), forest_settings)
-def test_fully_grown_trees_fit_the_training_set(impl, data, params):
-    X, y = data
-    model = impl.ExtraTreesClassifier(**params).fit(X, y)
-    assert np.array_equal(model.predict(X), y)
-    proba = model.predict_proba(X)
-    assert np.allclose(proba[np.arange(len(X)), np.searchsorted(model.classes_, y)], 1.0)
-
-
 @grade("the trees of one forest must differ from each other", hint="randomness")
 def test_trees_differ(impl):
     X, y = blobs(1, 300, d=4, informative=2, classes=2, flip=0.2)
@@ -176,22 +165,6 @@ def mean_accuracy(cls, name: str, shift: float = 0.0) -> float:
         model = cls(n_estimators=15, random_state=seed).fit(X[:400], y[:400])
         scores.append(accuracy(model, X[400:], y[400:]))
     return float(np.mean(scores))
-
-
-@grade("test accuracy on seeded datasets must reach the floor", hint="accuracy")
-@pytest.mark.parametrize("name", sorted(DATASETS))
-def test_accuracy_floor(impl, name):
-    assert mean_accuracy(impl.ExtraTreesClassifier, name) >= FLOORS[name]
-
-
-@grade("test accuracy must be within 2 points of scikit-learn's ExtraTreesClassifier",
-       hint="accuracy")
-@pytest.mark.parametrize("name", sorted(DATASETS))
-def test_accuracy_matches_sklearn(impl, name):
-    ensemble = pytest.importorskip("sklearn.ensemble", reason="scikit-learn is not installed")
-    ours = mean_accuracy(impl.ExtraTreesClassifier, name)
-    theirs = mean_accuracy(ensemble.ExtraTreesClassifier, name)
-    assert abs(ours - theirs) <= 0.02, f"ours {ours:.3f}, scikit-learn {theirs:.3f}"
 
 
 @grade("features far from [0, 1] must be split as well as centred ones", hint="thresholds")
@@ -245,3 +218,30 @@ def test_default_number_of_trees(impl):
         .predict_proba(BETWEEN_CLUSTERS)[:, 0]
     problem = hundredths_problem(shares)
     assert problem is None, problem
+
+
+@grade("fully grown trees must reproduce every training label exactly", hint="stopping")
+@examples(30)
+@given(datasets(consistent=True), forest_settings)
+def test_fully_grown_trees_fit_the_training_set(impl, data, params):
+    X, y = data
+    model = impl.ExtraTreesClassifier(**params).fit(X, y)
+    assert np.array_equal(model.predict(X), y)
+    proba = model.predict_proba(X)
+    assert np.allclose(proba[np.arange(len(X)), np.searchsorted(model.classes_, y)], 1.0)
+
+
+@grade("test accuracy on seeded datasets must reach the floor", hint="accuracy")
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_accuracy_floor(impl, name):
+    assert mean_accuracy(impl.ExtraTreesClassifier, name) >= FLOORS[name]
+
+
+@grade("test accuracy must be within 2 points of scikit-learn's ExtraTreesClassifier",
+       hint="accuracy")
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_accuracy_matches_sklearn(impl, name):
+    ensemble = pytest.importorskip("sklearn.ensemble", reason="scikit-learn is not installed")
+    ours = mean_accuracy(impl.ExtraTreesClassifier, name)
+    theirs = mean_accuracy(ensemble.ExtraTreesClassifier, name)
+    assert abs(ours - theirs) <= 0.02, f"ours {ours:.3f}, scikit-learn {theirs:.3f}"

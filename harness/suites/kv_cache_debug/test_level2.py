@@ -16,6 +16,7 @@ from .helpers import (
     examples,
     greedy,
     model,
+    own_greedy,
     prompt_lists,
     sides,
     spy,
@@ -31,18 +32,27 @@ PROMPTS = [[5, 17, 3, 42, 8, 30], [11], [40, 2, 29]]
 
 def alone(prompts: list[list[int]], n: int, eos: int | None = None,
           spec: Spec = SPEC) -> list[list[int]]:
+    """What each prompt generates alone, by the oracle: for choosing a case, never as the answer."""
     return [greedy(spec, p, n, eos) for p in prompts]
+
+
+def own_alone(gpt, prompts: list[list[int]], n: int, eos: int | None = None) -> list[list[int]]:
+    """What each prompt generates alone by the learner's own full recompute: the answer that a
+    batch on the cache must reproduce, whatever the model's arithmetic."""
+    return [own_greedy(gpt, p, n, eos) for p in prompts]
 
 
 @grade("a left-padded batch must generate what each prompt generates alone", hint="decode")
 def test_left_padded_batch(impl):
-    assert model(impl).generate(copy.deepcopy(PROMPTS), 6) == alone(PROMPTS, 6)
+    gpt = model(impl)
+    assert gpt.generate(copy.deepcopy(PROMPTS), 6) == own_alone(gpt, PROMPTS, 6)
 
 
 @grade("right padding must generate what left padding generates", hint="first-token")
 def test_right_padded_batch(impl):
-    got = model(impl).generate(copy.deepcopy(PROMPTS), 6, padding_side="right")
-    assert got == alone(PROMPTS, 6)
+    gpt = model(impl)
+    got = gpt.generate(copy.deepcopy(PROMPTS), 6, padding_side="right")
+    assert got == own_alone(gpt, PROMPTS, 6)
 
 
 @grade("a row must end right after its first EOS", hint="eos")
@@ -51,7 +61,8 @@ def test_a_row_ends_at_its_eos(impl):
     eos = free[0][2]  # row 0 emits it third; it ends there, the others run on to 8 tokens
     want = alone(PROMPTS, 8, eos)
     assert want[0] == free[0][:3] and max(map(len, want)) == 8
-    assert model(impl).generate(copy.deepcopy(PROMPTS), 8, eos) == want
+    gpt = model(impl)
+    assert gpt.generate(copy.deepcopy(PROMPTS), 8, eos) == own_alone(gpt, PROMPTS, 8, eos)
 
 
 @grade("with wo, w2 and b2 zero, greedy must step through each token's best next token",
@@ -104,8 +115,9 @@ def generations(draw):
 @given(generations())
 def test_any_batch_generates_each_prompt_alone(impl, case):
     prompts, n, side, eos = case
-    got = model(impl).generate(copy.deepcopy(prompts), n, eos, padding_side=side)
-    assert got == alone(prompts, n, eos)
+    gpt = model(impl)
+    got = gpt.generate(copy.deepcopy(prompts), n, eos, padding_side=side)
+    assert got == own_alone(gpt, prompts, n, eos)
 
 
 @grade("generate must leave the prompts as they were", hint="inputs")
@@ -144,6 +156,24 @@ def test_the_calls_generate_makes(impl, case):
         assert call.cached == steps
         assert call.mask is not None and tuple(call.mask.shape) == (rows, steps + 1)
         steps += 1
+
+
+@grade("each decode call's new mask column must be 1 for a row still generating and 0 for a row "
+       "that has ended", hint="calls")
+def test_the_new_mask_column_marks_the_rows_still_generating(impl):
+    eos = greedy(SPEC, PROMPTS[1], 1)[0]  # row 1 ends at its first token, the others go on
+    want = alone(PROMPTS, 4, eos)
+    assert len(want[1]) == 1 and min(len(want[0]), len(want[2])) > 2
+    gpt = model(impl)
+    calls = spy(gpt)
+    out = gpt.generate(copy.deepcopy(PROMPTS), 4, eos)
+    for j, call in enumerate(calls[1:], start=1):  # call j feeds each row's j-th new token
+        going = [1 if len(row) > j else 0 for row in out]
+        column = [int(m) for m in call.mask[:, -1].tolist()]
+        if len(column) == len(PROMPTS):  # every row kept: each row's own entry
+            assert column == going, f"decode call {j}: new column {column}, want {going}"
+        else:  # ended rows dropped: the kept ones must include every live row, each with a 1
+            assert sum(column) == sum(going), f"decode call {j}: new column {column}"
 
 
 # --- bad input ----------------------------------------------------------------------------------

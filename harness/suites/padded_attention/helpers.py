@@ -15,10 +15,11 @@ def close(got, want) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, equal_nan=False)
 
 
-def identical(a: np.ndarray, b: np.ndarray) -> None:
-    """Bit for bit, NaN included."""
-    assert a.shape == b.shape and a.dtype == b.dtype
-    assert a.tobytes() == b.tobytes(), "the result changed with what sits in masked slots"
+def identical(a: np.ndarray, b: np.ndarray,
+              what: str = "the result changed with what sits in masked slots") -> None:
+    """Bit for bit, NaN included; `what` says what differs, in the test's own terms."""
+    assert a.shape == b.shape and a.dtype == b.dtype, what
+    assert a.tobytes() == b.tobytes(), what
 
 
 def hide(x: np.ndarray, where: np.ndarray, value: float) -> np.ndarray:

@@ -246,7 +246,7 @@ def test_inputs_untouched(impl):
     mask = np.array([[True, False, True], [False, True, True]])
     before = logits.copy(), mask.copy()
     impl.masked_softmax(logits, mask)
-    identical(logits, before[0])
+    identical(logits, before[0], "masked_softmax modified the logits passed in")
     assert (mask == before[1]).all()
 
 

@@ -182,8 +182,8 @@ def test_inactive_cache_untouched(impl):
     q, k_new, v_new, k_cache, v_cache, cache_lens, active = mixed_rows()
     before = k_cache.copy(), v_cache.copy()
     impl.decode_step(q, k_new, v_new, k_cache, v_cache, cache_lens, active=active)
-    identical(k_cache[2], before[0][2])
-    identical(v_cache[2], before[1][2])
+    identical(k_cache[2], before[0][2], "decode_step changed an inactive row's k_cache")
+    identical(v_cache[2], before[1][2], "decode_step changed an inactive row's v_cache")
 
 
 @grade("decode_step must not advance cache_lens", "decode")
@@ -247,8 +247,8 @@ def test_decode_writes_one_slot_per_active_row(impl, case):
     for b in np.flatnonzero(active):
         want_k[b, :, lens[b]], want_v[b, :, lens[b]] = k_new[b, :, 0], v_new[b, :, 0]
     impl.decode_step(q, k_new, v_new, k_cache, v_cache, lens, active=active)
-    identical(k_cache, want_k)
-    identical(v_cache, want_v)
+    identical(k_cache, want_k, "k_cache differs from slot n of each active row written alone")
+    identical(v_cache, want_v, "v_cache differs from slot n of each active row written alone")
 
 
 @grade("nothing in the slots after n may change decode_step at all", "leaks")
@@ -452,5 +452,6 @@ def test_raising_writes_nothing(impl, change):
     before = args["k_cache"].copy(), args["v_cache"].copy()
     with pytest.raises(ValueError):
         impl.decode_step(**args)
-    identical(args["k_cache"], before[0])
-    identical(args["v_cache"], before[1])
+        pytest.fail(f"decode_step({', '.join(change)}=...) should have raised ValueError")
+    identical(args["k_cache"], before[0], "a decode_step that raised ValueError changed k_cache")
+    identical(args["v_cache"], before[1], "a decode_step that raised ValueError changed v_cache")

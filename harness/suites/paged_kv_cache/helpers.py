@@ -78,8 +78,10 @@ class PagedMachine(RuleBasedStateMachine):
                 caching=st.booleans())
     def setup(self, num_blocks, block_size, caching):
         caching = caching if self.caching is None else self.caching
-        self.n, self.bs = num_blocks, block_size
-        self.bm = self.impl.BlockManager(num_blocks, block_size, prefix_caching=caching)
+        self.n, self.bs, self.caching_on = num_blocks, block_size, caching
+        # prefix_caching is Level 3's: passed only when it is on
+        self.bm = self.impl.BlockManager(num_blocks, block_size, **(
+            {"prefix_caching": True} if caching else {}))
         self.oracle = Oracle(num_blocks, block_size, caching)
         self.store = Store(block_size)
         self.history: list[list[int]] = []  # every sequence's tokens, kept after it is freed
@@ -100,13 +102,15 @@ class PagedMachine(RuleBasedStateMachine):
     @rule(tokens=prompts, salt=st.sampled_from(SALTS))
     def allocate(self, tokens, salt):
         seq, fits = self.new_id(), self.oracle.fits(tokens, salt)
-        assert self.bm.can_allocate(tokens, cache_salt=salt) == fits
+        # cache_salt is Level 3's, and without caching it changes nothing: passed only with it
+        salted = {"cache_salt": salt} if self.caching_on and salt is not None else {}
+        assert self.bm.can_allocate(tokens, **salted) == fits
         if not fits:
             with pytest.raises(self.impl.OutOfBlocks):
-                self.bm.allocate(seq, tokens, cache_salt=salt)
+                self.bm.allocate(seq, tokens, **salted)
             return
         want = self.oracle.allocate(seq, tokens, salt)
-        assert self.bm.allocate(seq, list(tokens), cache_salt=salt) == want
+        assert self.bm.allocate(seq, list(tokens), **salted) == want
         self.store.write(self.bm.block_table(seq), tokens, want)  # nothing for reused tokens
         self.history.append(list(tokens))
 

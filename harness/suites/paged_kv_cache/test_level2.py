@@ -17,6 +17,14 @@ def forked(impl):
     return bm
 
 
+@grade("fork and ref_count must take their arguments by the names the API gives", timeout=5)
+def test_level2_arguments_by_name(impl):
+    bm = impl.BlockManager(num_blocks=4, block_size=2)
+    bm.allocate("a", [1, 2, 3])
+    bm.fork(parent_id="a", child_id="b")
+    assert bm.ref_count(block_id=0) == 2 and bm.block_table("b") == [0, 1]
+
+
 @grade("fork must give the child the parent's tokens and block ids", timeout=5)
 def test_fork_copies_tokens_and_table(impl):
     bm = forked(impl)

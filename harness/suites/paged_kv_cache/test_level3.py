@@ -14,6 +14,14 @@ def caching(num_blocks: int, block_size: int, impl):
     return impl.BlockManager(num_blocks, block_size, prefix_caching=True)
 
 
+@grade("prefix_caching and cache_salt must be taken by the names the API gives", timeout=5)
+def test_level3_arguments_by_name(impl):
+    bm = impl.BlockManager(num_blocks=4, block_size=2, prefix_caching=True)
+    assert bm.can_allocate(token_ids=[1, 2, 3], cache_salt="t")
+    assert bm.allocate(seq_id="a", token_ids=[1, 2, 3], cache_salt="t") == 0
+    assert bm.allocate(seq_id="b", token_ids=[1, 2, 3], cache_salt="t") == 2
+
+
 @grade("the worked example: a shared 48-token prefix, then the queue after freeing", timeout=5)
 def test_worked_example(impl):
     # block_size 16, 10 blocks. A (55 tokens) takes [0,1,2,3] and registers 0,1,2 (block 3

@@ -23,8 +23,14 @@ class Config:
         return self.token_budget if self.max_running is None else self.max_running
 
     def kwargs(self) -> dict:
-        return dict(max_running=self.max_running, chunked_prefill=self.chunked_prefill,
-                    num_kv_blocks=self.num_kv_blocks, block_size=self.block_size)
+        """The settings, each passed only when it is not the default: a Level 1 run calls no
+        parameter that Levels 2 and 3 add."""
+        kw = dict(max_running=self.max_running, chunked_prefill=self.chunked_prefill,
+                  num_kv_blocks=self.num_kv_blocks, block_size=self.block_size)
+        defaults = dict(max_running=None, chunked_prefill=False, num_kv_blocks=None)
+        if self.num_kv_blocks is None:
+            defaults["block_size"] = self.block_size  # no blocks: block_size is never read
+        return {k: v for k, v in kw.items() if k not in defaults or v != defaults[k]}
 
     def make(self, impl):
         return impl.Scheduler(self.token_budget, **self.kwargs())

@@ -1,4 +1,4 @@
-"""Level 3: cold starts, scale-to-zero, O(1) per observation, and the benchmark's serving hour."""
+"""Level 3: cold starts, scale-to-zero, O(1) per observation, and an hour of bursty traffic."""
 
 import math
 
@@ -238,8 +238,8 @@ def test_matches_oracle(impl, kw, script):
             assert s.ready(call[0] + dt) == oracle.ready(call[0] + dt), (kw, call, dt)
 
 
-@grade("the benchmark's serving hour must give the SLO violations and replica-seconds the "
-       "spec implies", "decision", timeout=30)
+@grade("an hour of bursty traffic, decided every 2 s, must serve with the replicas the rules "
+       "imply", "decision", timeout=30)
 def test_serving_hour(impl):
     run = bench.simulate(bench.Scaler(impl), bench.arrivals())
     assert (run.violations, run.replica_seconds) == SERVING

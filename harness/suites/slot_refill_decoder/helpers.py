@@ -28,8 +28,9 @@ class Spec:
 
 
 def make(impl, s: Spec):
-    stop = None if s.stop_sequence is None else list(s.stop_sequence)
-    return impl.Request(s.rid, list(s.prompt), s.max_tokens, s.stop_token, stop)
+    if s.stop_sequence is None:  # Level 1's Request has no stop_sequence yet
+        return impl.Request(s.rid, list(s.prompt), s.max_tokens, s.stop_token)
+    return impl.Request(s.rid, list(s.prompt), s.max_tokens, s.stop_token, list(s.stop_sequence))
 
 
 @dataclass(frozen=True)

@@ -162,9 +162,10 @@ def sleep_until(moment: float) -> None:
         time.sleep(left)
 
 
-def close_soon(scheduler, timeout: float = WAIT_S) -> None:
+def close_soon(scheduler, timeout: float = WAIT_S, *, cleanup: bool = False) -> None:
     """close() on a helper thread, so a close that never returns fails instead of hanging; a
-    close that raises fails with its exception."""
+    close that raises fails with its exception. `cleanup`: a Level 1 test's way out, which a
+    file without Level 2's close yet (NotImplementedError) must pass too."""
     raised: list[BaseException] = []
 
     def close() -> None:
@@ -178,27 +179,28 @@ def close_soon(scheduler, timeout: float = WAIT_S) -> None:
     thread.join(timeout)
     if thread.is_alive():
         raise AssertionError("close() never returned")
-    if raised:
+    if raised and not (cleanup and isinstance(raised[0], NotImplementedError)):
         raise AssertionError(f"close() raised {raised[0]!r}")
 
 
 @contextlib.contextmanager
-def scheduler(impl, run_batch, **settings) -> Iterator[Any]:
-    """A scheduler that is closed (within a bound) however the test ends."""
+def scheduler(impl, run_batch, *, level: int = 2, **settings) -> Iterator[Any]:
+    """A scheduler that is closed (within a bound) however the test ends; at Level 1, where
+    close is not asked for yet, only if the file has it."""
     s = impl.BatchScheduler(run_batch, **settings)
     try:
         yield s
     finally:
         if isinstance(run_batch, Recorder):
             run_batch.release()
-        close_soon(s)
+        close_soon(s, cleanup=level == 1)
 
 
-def check_oldest_leaves_600ms_after_its_submit(impl, **settings) -> None:
+def check_oldest_leaves_600ms_after_its_submit(impl, level: int = 2, **settings) -> None:
     """A second request arrives 450 ms after the first. A wait measured from that arrival, or
     restarted by it, would end 1.05 s after the first submit or later: far from 0.6 s."""
     rec = Recorder()
-    with scheduler(impl, rec, **settings) as s:
+    with scheduler(impl, rec, level=level, **settings) as s:
         first = Caller(s, "first")
         seen = wait_depth(s, 1)
         time.sleep(0.450)

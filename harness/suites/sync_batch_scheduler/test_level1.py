@@ -30,7 +30,7 @@ grade = level(1)
 @grade("a lone request must be answered once max_wait_ms has passed", hint="timeout", timeout=4)
 def test_lone_request_is_answered(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=50) as s:
+    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=50, level=1) as s:
         assert Caller(s, "only").result() == ("done", "only")
         assert rec.batches == [["only"]]
 
@@ -39,7 +39,7 @@ def test_lone_request_is_answered(impl):
        timeout=5)
 def test_full_batch_leaves_at_once(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=60_000) as s:
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=60_000, level=1) as s:
         callers = [Caller(s, i) for i in range(4)]
         assert [c.result() for c in callers] == [("done", i) for i in range(4)]
         assert [sorted(b) for b in rec.batches] == [[0, 1, 2, 3]]
@@ -53,13 +53,13 @@ def test_settings_by_name(impl):
     try:
         assert Caller(s, "a").result() == ("done", "a")
     finally:
-        close_soon(s)
+        close_soon(s, cleanup=True)
 
 
 @grade("submit must block until run_batch has answered its batch", hint="routing", timeout=5)
 def test_submit_blocks_until_its_batch_has_run(impl):
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0, level=1) as s:
         x = Caller(s, "x")
         rec.wait_calls(1)
         x.thread.join(0.5)
@@ -71,10 +71,10 @@ def test_submit_blocks_until_its_batch_has_run(impl):
 @grade("many threads must be able to wait in submit at the same time", hint="lock", timeout=5)
 def test_many_threads_wait_in_submit_together(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=math.inf) as s:
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=math.inf, level=1) as s:
         callers = [Caller(s, i) for i in range(3)]
         wait_depth(s, 3)  # three callers blocked inside submit at once
-        close_soon(s)
+        callers.append(Caller(s, 3))  # the fourth fills the batch: all four are answered
         for c in callers:
             c.result()
 
@@ -83,7 +83,7 @@ def test_many_threads_wait_in_submit_together(impl):
        timeout=5)
 def test_one_worker_thread(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=2, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=2, max_wait_ms=0, level=1) as s:
         callers = []
         for i in range(4):  # one at a time: four batches
             callers.append(Caller(s, i))
@@ -98,7 +98,7 @@ def test_one_worker_thread(impl):
        timeout=5)
 def test_no_second_call_while_one_runs(impl):
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0, level=1) as s:
         x = Caller(s, "x")
         rec.wait_calls(1)
         a = Caller(s, "a")
@@ -116,7 +116,7 @@ def test_no_second_call_while_one_runs(impl):
 @grade("run_batch must never be called with an empty list", hint="invariants", timeout=5)
 def test_never_an_empty_batch(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0, level=1) as s:
         time.sleep(0.1)  # idle: nothing to send
         Caller(s, "a").result()
         time.sleep(0.1)
@@ -127,7 +127,7 @@ def test_never_an_empty_batch(impl):
        timeout=10)
 def test_large_full_batch_leaves_at_once(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=300, max_wait_ms=60_000) as s:
+    with scheduler(impl, rec, max_batch_size=300, max_wait_ms=60_000, level=1) as s:
         callers = [Caller(s, i) for i in range(300)]
         assert [c.result() for c in callers] == [("done", i) for i in range(300)]
         assert [sorted(b) for b in rec.batches] == [list(range(300))]
@@ -137,7 +137,7 @@ def test_large_full_batch_leaves_at_once(impl):
        timeout=5)
 def test_not_dispatched_early(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=300) as s:
+    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=300, level=1) as s:
         callers = submit_in_order(s, ["a", "b", "c"])
         call = rec.wait_calls(1)[0]
         assert call.at >= callers[0].before + 0.300 - EARLY_S
@@ -149,7 +149,7 @@ def test_not_dispatched_early(impl):
        timeout=5)
 def test_dispatched_on_time(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=300) as s:
+    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=300, level=1) as s:
         caller = Caller(s, "a")
         seen = wait_depth(s, 1)
         call = rec.wait_calls(1)[0]
@@ -160,7 +160,7 @@ def test_dispatched_on_time(impl):
 @grade("the wait must count from the oldest request's own submit, not from later arrivals",
        hint="oldest", timeout=6)
 def test_wait_counts_from_oldest(impl):
-    check_oldest_leaves_600ms_after_its_submit(impl, max_batch_size=8, max_wait_ms=600)
+    check_oldest_leaves_600ms_after_its_submit(impl, level=1, max_batch_size=8, max_wait_ms=600)
 
 
 @grade("a request that waited out max_wait_ms behind a running batch must leave as soon as the "
@@ -171,7 +171,7 @@ def test_overdue_request_leaves_when_the_worker_is_free(impl):
     # when the worker got free, or first looked at 'a', sends it a whole second later, so the
     # verdict does not hang on how fast the machine is.
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=2, max_wait_ms=1000) as s:
+    with scheduler(impl, rec, max_batch_size=2, max_wait_ms=1000, level=1) as s:
         running = hold_full_batch(s, rec, 2)
         a = Caller(s, "a")
         sleep_until(wait_depth(s, 1) + 1.050)
@@ -192,7 +192,7 @@ def test_leftover_waits_from_its_own_submit(impl):
     # 'a' starts the queue 0.5 s before 'b' and 'c' join it; [a, b] leaves full and 'c' waits
     # alone. A clock kept from when the queue filled up ('a') would send 'c' 0.5 s early.
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=2, max_wait_ms=800) as s:
+    with scheduler(impl, rec, max_batch_size=2, max_wait_ms=800, level=1) as s:
         running = hold_full_batch(s, rec, 2)
         a = Caller(s, "a")
         sleep_until(wait_depth(s, 1) + 0.500)
@@ -211,7 +211,7 @@ def test_time_trigger_takes_every_waiting_request(impl):
     # 'a' is overdue and 'b' is 0.5 s younger when the worker gets free: both must go, though
     # only 'a' has waited max_wait_ms.
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=1000) as s:
+    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=1000, level=1) as s:
         running = hold_full_batch(s, rec, 8)
         a = Caller(s, "a")
         seen = wait_depth(s, 1)
@@ -230,7 +230,7 @@ def test_time_trigger_takes_every_waiting_request(impl):
        hint="trigger", timeout=5)
 def test_full_batch_waiting_behind_a_running_one(impl):
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=2, max_wait_ms=math.inf) as s:
+    with scheduler(impl, rec, max_batch_size=2, max_wait_ms=math.inf, level=1) as s:
         running = hold_full_batch(s, rec, 2)
         callers = submit_in_order(s, ["a", "b"])
         rec.release()
@@ -243,7 +243,7 @@ def test_full_batch_waiting_behind_a_running_one(impl):
 @grade("requests must keep queueing while a batch runs", hint="lock", timeout=3)
 def test_submit_while_batch_runs(impl):
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0, level=1) as s:
         x = Caller(s, "x")
         rec.wait_calls(1)
         # Submitting must not wait for the GPU: the caller is queued while 'x' still runs.
@@ -257,7 +257,7 @@ def test_submit_while_batch_runs(impl):
 @grade("a batch must take the waiting requests in submit order", hint="fifo", timeout=5)
 def test_fifo(impl):
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=3, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=3, max_wait_ms=0, level=1) as s:
         x = Caller(s, "x")
         rec.wait_calls(1)
         callers = submit_in_order(s, [f"r{i}" for i in range(5)])
@@ -271,7 +271,7 @@ def test_fifo(impl):
        hint="size", timeout=5)
 def test_batch_size_cap(impl):
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=3, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=3, max_wait_ms=0, level=1) as s:
         x = Caller(s, "x")
         rec.wait_calls(1)
         callers = [Caller(s, i) for i in range(10)]
@@ -285,7 +285,7 @@ def test_batch_size_cap(impl):
 @grade("requests that do not fit in a batch must stay for the next one", hint="size", timeout=5)
 def test_the_rest_stay_for_the_next_batch(impl):
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=3, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=3, max_wait_ms=0, level=1) as s:
         x = Caller(s, "x")
         rec.wait_calls(1)
         callers = submit_in_order(s, [f"r{i}" for i in range(5)])
@@ -298,7 +298,7 @@ def test_the_rest_stay_for_the_next_batch(impl):
        timeout=5)
 def test_queue_depth(impl):
     rec = Recorder(gated=True)
-    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=0, level=1) as s:
         assert s.queue_depth == 0
         x = Caller(s, "x")
         rec.wait_calls(1)
@@ -314,7 +314,7 @@ def test_queue_depth(impl):
 @grade("each caller must get its own response", hint="routing", timeout=6)
 def test_each_caller_gets_its_own(impl):
     rec = Recorder(respond=lambda r: r * r + 1)
-    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=5) as s:
+    with scheduler(impl, rec, max_batch_size=4, max_wait_ms=5, level=1) as s:
         callers = [Caller(s, i) for i in range(40)]
         assert [c.result() for c in callers] == [i * i + 1 for i in range(40)]
         assert sorted(r for b in rec.batches for r in b) == list(range(40))
@@ -325,7 +325,7 @@ def test_equal_and_unhashable_requests(impl):
     count = iter(range(10**6))
     # One fresh tag per position: a response handed to two callers shows up twice.
     rec = Recorder(gated=True, answer=lambda reqs: [(r, next(count)) for r in reqs])
-    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=0, level=1) as s:
         x = Caller(s, "x")
         rec.wait_calls(1)
         requests = ["same", "same", [1, 2], {"k": 1}, [1, 2], "same", None]
@@ -339,7 +339,7 @@ def test_equal_and_unhashable_requests(impl):
 @grade("with max_wait_ms=inf only a full batch may leave", hint="trigger", timeout=5)
 def test_infinite_wait(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=3, max_wait_ms=math.inf) as s:
+    with scheduler(impl, rec, max_batch_size=3, max_wait_ms=math.inf, level=1) as s:
         callers = [Caller(s, "a")]
         wait_depth(s, 1)
         time.sleep(0.3)  # the worker is asleep in its wait by now: 'b' arriving must not send 'a'
@@ -357,7 +357,7 @@ def test_infinite_wait(impl):
        hint="polling", timeout=8)
 def test_zero_wait_is_immediate(impl):
     rec = Recorder()
-    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=0) as s:
+    with scheduler(impl, rec, max_batch_size=8, max_wait_ms=0, level=1) as s:
         round_trips = []
         for i in range(30):
             began = time.monotonic()
@@ -392,7 +392,7 @@ def serve(impl, t) -> tuple[dict, Recorder, list]:
             answers[tid, k] = s.submit((tid, k))
 
     with scheduler(impl, rec, max_batch_size=t["max_batch_size"],
-                   max_wait_ms=t["max_wait_ms"]) as s:
+                   max_wait_ms=t["max_wait_ms"], level=1) as s:
         threads = [threading.Thread(target=client, args=(tid, gaps), daemon=True)
                    for tid, gaps in enumerate(t["gaps"])]
         for th in threads:
