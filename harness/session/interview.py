@@ -181,8 +181,9 @@ def diagnosed(kata: catalog.Kata, session: Session,
     """(title, hint category) of each likely mistake of the last submit, best first: its first
     `caught_by` test that fails; [] when the kata has no current signatures."""
     category = dict(failing)
+    titles = {f.title for f in failures(session)}  # the hintless ones too: all are explained
     try:
-        ranked = diagnosis.likely(kata, set(category), range(1, shown(session) + 1))
+        ranked = diagnosis.likely(kata, titles, range(1, shown(session) + 1))
     except diagnosis.NoSignatures:
         return []
     found = []
