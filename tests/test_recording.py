@@ -76,7 +76,7 @@ def test_a_run_of_any_file_of_the_learners_shows_in_kata_list_and_progress_with_
     listed = wide_list(monkeypatch)
     assert f"level {AUC.num_levels} ({attempt.passed}/{attempt.total})" in listed, listed
     assert str(mine.resolve()) in listed, listed
-    from harness.mock import progress
+    from harness import progress
 
     [row] = [r for r in progress.rows(Store().attempts(), []) if r.kata == "auc_roc"]
     assert (row.graded, row.best_level) == (1, AUC.num_levels)
