@@ -58,6 +58,41 @@ def test_probabilities(impl, data, params, n_test):
     assert np.allclose(proba.sum(axis=1), 1.0)
 
 
+@grade("the trees of one forest must differ from each other", hint="randomness")
+def test_trees_differ(impl):
+    X, y = blobs(1, 300, d=4, informative=2, classes=2, flip=0.2)
+    X_test, _ = blobs(2, 300, d=4, informative=2, classes=2)
+    proba = impl.ExtraTreesClassifier(n_estimators=30, random_state=0).fit(X, y) \
+        .predict_proba(X_test)[:, 1]
+    # Fully grown trees are pure, so a forest of copies of one tree only ever says 0 or 1.
+    assert np.mean((proba > 0) & (proba < 1)) > 0.5
+
+
+@grade("the same random_state must give the same forest", hint="randomness")
+@examples(10)
+@given(datasets(), forest_settings)
+def test_same_seed_same_forest(impl, data, params):
+    X, y = data
+    # New points: fully grown trees agree on their training rows whatever their thresholds.
+    X_new = np.random.default_rng(0).uniform(-1e3, 1e3, (50, X.shape[1]))
+    first = impl.ExtraTreesClassifier(**params).fit(X, y).predict_proba(X_new)
+    second = impl.ExtraTreesClassifier(**params).fit(X, y).predict_proba(X_new)
+    assert np.array_equal(first, second)
+
+
+@grade("features far from [0, 1] must be split as well as centred ones", hint="thresholds")
+def test_shifted_features(impl):
+    assert mean_accuracy(impl.ExtraTreesClassifier, "blobs", shift=1000.0) >= FLOORS["blobs"]
+
+
+@grade("thresholds must be drawn uniformly between a node's min and max", hint="thresholds")
+def test_uniform_thresholds(impl):
+    # x goes left in the trees whose threshold, uniform in [0, 1), is at least x: 1 - x of them.
+    model = impl.ExtraTreesClassifier(n_estimators=400, random_state=0).fit(*two_clusters())
+    shares = model.predict_proba([[0.25], [0.5], [0.75]])[:, 0]
+    assert np.allclose(shares, [0.75, 0.5, 0.25], atol=0.15), shares  # 6 standard deviations
+
+
 LABELS = np.array([3, 7, 11, 20])
 
 
@@ -129,28 +164,6 @@ def test_boolean_labels(impl):
     assert pred == [c == 1 for c in codes.predict(X)] and all(map(is_bool, pred))
 
 
-@grade("the trees of one forest must differ from each other", hint="randomness")
-def test_trees_differ(impl):
-    X, y = blobs(1, 300, d=4, informative=2, classes=2, flip=0.2)
-    X_test, _ = blobs(2, 300, d=4, informative=2, classes=2)
-    proba = impl.ExtraTreesClassifier(n_estimators=30, random_state=0).fit(X, y) \
-        .predict_proba(X_test)[:, 1]
-    # Fully grown trees are pure, so a forest of copies of one tree only ever says 0 or 1.
-    assert np.mean((proba > 0) & (proba < 1)) > 0.5
-
-
-@grade("the same random_state must give the same forest", hint="randomness")
-@examples(10)
-@given(datasets(), forest_settings)
-def test_same_seed_same_forest(impl, data, params):
-    X, y = data
-    # New points: fully grown trees agree on their training rows whatever their thresholds.
-    X_new = np.random.default_rng(0).uniform(-1e3, 1e3, (50, X.shape[1]))
-    first = impl.ExtraTreesClassifier(**params).fit(X, y).predict_proba(X_new)
-    second = impl.ExtraTreesClassifier(**params).fit(X, y).predict_proba(X_new)
-    assert np.array_equal(first, second)
-
-
 DATASETS = {"blobs": blobs, "rings": rings}
 FLOORS = {"blobs": 0.70, "rings": 0.82}
 
@@ -165,19 +178,6 @@ def mean_accuracy(cls, name: str, shift: float = 0.0) -> float:
         model = cls(n_estimators=15, random_state=seed).fit(X[:400], y[:400])
         scores.append(accuracy(model, X[400:], y[400:]))
     return float(np.mean(scores))
-
-
-@grade("features far from [0, 1] must be split as well as centred ones", hint="thresholds")
-def test_shifted_features(impl):
-    assert mean_accuracy(impl.ExtraTreesClassifier, "blobs", shift=1000.0) >= FLOORS["blobs"]
-
-
-@grade("thresholds must be drawn uniformly between a node's min and max", hint="thresholds")
-def test_uniform_thresholds(impl):
-    # x goes left in the trees whose threshold, uniform in [0, 1), is at least x: 1 - x of them.
-    model = impl.ExtraTreesClassifier(n_estimators=400, random_state=0).fit(*two_clusters())
-    shares = model.predict_proba([[0.25], [0.5], [0.75]])[:, 0]
-    assert np.allclose(shares, [0.75, 0.5, 0.25], atol=0.15), shares  # 6 standard deviations
 
 
 @grade("a split that chips a few pure rows off a node must not beat a useful split",

@@ -22,6 +22,16 @@ grade = level(3)
 
 
 @functools.cache
+@grade("the regressor must not modify the caller's X or y", hint="inputs")
+def test_regressor_inputs_untouched(impl):
+    X, y = smooth(6, 200)
+    copies = X.copy(), y.copy()
+    model = impl.ExtraTreesRegressor(n_estimators=3, random_state=0).fit(X, y)
+    model.predict(X)
+    assert np.array_equal(X, copies[0]) and np.array_equal(y, copies[1])
+
+
+X4 = np.arange(8.0).reshape(4, 2)
 def smooth_r2(cls) -> float:
     X, y = smooth(0, 1600)
     model = cls(n_estimators=30, random_state=0).fit(X[:600], y[:600])
@@ -130,16 +140,6 @@ def test_regressor_target_column(impl):
     assert np.array_equal(column.predict(X), flat)
 
 
-@grade("the regressor must not modify the caller's X or y", hint="inputs")
-def test_regressor_inputs_untouched(impl):
-    X, y = smooth(6, 200)
-    copies = X.copy(), y.copy()
-    model = impl.ExtraTreesRegressor(n_estimators=3, random_state=0).fit(X, y)
-    model.predict(X)
-    assert np.array_equal(X, copies[0]) and np.array_equal(y, copies[1])
-
-
-X4 = np.arange(8.0).reshape(4, 2)
 REGRESSOR_ERRORS = [
     ("NaN in y", X4, [1.0, np.nan, 2.0, 3.0], {}),
     ("infinity in y", X4, [1.0, np.inf, 2.0, 3.0], {}),

@@ -86,7 +86,7 @@ def test_zero_queries_average_the_real_values(impl):
     # One layer, wq = 0 (every score is 0) and no MLP output: at a real step, the attention
     # output is the plain mean of the values of the row's real steps so far; rotary and scale
     # play no part.
-    spec = Spec(layers=1, zero=("wq", "w2", "b2"))
+    spec = Spec(n_heads=1, layers=1, zero=("wq", "w2", "b2"))  # one head: the masks alone
     w = weights(spec)
     logits = fed_logits(model(impl, spec), PADDED)
     for b, (ids, mask) in enumerate(zip(PADDED.ids, PADDED.mask, strict=True)):
