@@ -1,7 +1,7 @@
 import pytest
 from mockkit import Clock, Grader
 
-from harness import catalog, grading
+from harness import catalog, diagnosis, grading
 from harness.loader import load_module
 from harness.session import interview
 
@@ -41,9 +41,11 @@ def clock(monkeypatch) -> Clock:
 
 @pytest.fixture
 def grader(monkeypatch) -> Grader:
-    """Queue runs with grader.runs.append(...); each submit takes the next one."""
+    """Queue runs with grader.runs.append(...); each submit takes the next one. The diagnosis
+    of those made-up runs is grader.ranked (none by default: hints keep the tests' order)."""
     g = Grader()
     monkeypatch.setattr(grading, "grade", g)
+    monkeypatch.setattr(diagnosis, "likely", g.rank)
     return g
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from harness import catalog
+from harness import catalog, diagnosis
 from harness.cli import app
 from harness.results import KataRun
 from harness.results import TestResult as Result  # not a test class
@@ -56,6 +56,13 @@ class Grader:
     def __init__(self) -> None:
         self.runs: list = []
         self.calls: list[str] = []
+        self.ranked: list[diagnosis.Likely] | None = None  # what diagnosis.likely says
+
+    def rank(self, kata, failing, levels) -> list[diagnosis.Likely]:
+        """Stands in for diagnosis.likely: runs made to order have no real signatures."""
+        if self.ranked is None:
+            raise diagnosis.NoSignatures(kata.name)
+        return self.ranked
 
     def __call__(self, kata, impl="stub", *extra, hidden_only=False, via="none"):
         self.calls.append(impl)
@@ -80,4 +87,5 @@ def current():
 AUC_QUESTIONS = catalog.get("auc_roc").meta["questions"]
 QUESTIONS = len(AUC_QUESTIONS)
 LEVEL_1_QUESTIONS = sum(q["level"] == 1 for q in AUC_QUESTIONS)
+LEVEL_2_QUESTIONS = sum(q["level"] <= 2 for q in AUC_QUESTIONS)  # Levels 1 and 2
 Q = {q["id"]: i for i, q in enumerate(AUC_QUESTIONS)}

@@ -25,8 +25,6 @@ from mockkit import (
 from harness import catalog, grading
 from harness.mock import watch
 from harness.results import TestResult as Result  # not a test class
-from harness.session import interview
-from harness.session import matcher as ask
 from harness.session.log import Reason, Sessions
 from harness.store import Attempt, Store
 
@@ -67,7 +65,7 @@ def test_the_default_clock_is_the_katas_and_the_language_switches_everything(wor
 def test_bad_options_are_clear_errors(work):
     assert "--lang must be one of" in kata("mock", "auc_roc", "--lang", "fr").output
     assert "--minutes must be positive" in kata("mock", "auc_roc", "--minutes", "0").output
-    assert "--file is not a file" in kata("mock", "auc_roc", "--file", str(work) + ".nope").output
+    assert "--file is not a file" in kata("mock", "auc_roc", "--file", str(work.parent)).output
     assert "no kata named 'nope'" in kata("mock", "nope").output
     assert current() is None
 
@@ -111,22 +109,14 @@ def test_questions_are_answered_only_when_asked_and_counted_once(work, clock):
     assert answered.exit_code == 0 and "counts one half" in answered.output
     assert "asked this one before" in kata("mock", "ask", "ties?").output
     unknown = kata("mock", "ask", "What is the weather like?")
-    assert unknown.exit_code == 1 and "no answer" in unknown.output
-    assert "May I use scikit-learn?" in unknown.output
+    assert unknown.exit_code == 0 and "no answer" in unknown.output  # not an error
+    assert "May I use scikit-learn?" not in unknown.output  # the list is not dumped
+    assert "kata mock questions" in unknown.output
     chinese = kata("mock", "ask", "可以用 sklearn 嗎?", "--lang", "zh-TW")
     assert "不行，只能用 NumPy" in chinese.output
     listed = kata("mock", "questions")
     assert f"2 of {LEVEL_1_QUESTIONS} asked" in listed.output and "one half" in listed.output
     assert current().asked == [Q["ties"], Q["scikit-learn"]]
-
-
-@pytest.mark.parametrize("asked, expected", [
-    ("How do ties count?", 0), ("ties?", 0), ("同分怎麼算?", 0),
-    ("Is a higher score more positive?", 1), ("What if there is a single class?", "one-class"),
-    ("Can I use sklearn?", 5), ("How large is the input?", "input-size"), ("hello", None),
-    ("What is the weather like?", None)])
-def test_free_text_questions_match_the_katas_notes(asked, expected):
-    assert ask.match(asked, AUC.meta["questions"]) == Q.get(expected, expected)
 
 
 def test_a_whole_session_unlocks_levels_in_order_with_counted_hints(work, clock, grader):
@@ -168,7 +158,8 @@ def test_a_whole_session_unlocks_levels_in_order_with_counted_hints(work, clock,
     out = level3.output
     for line in ("Levels passed: 3 of 3", "Level 1: passed at 05:00 (took 05:00)",
                  "Level 3: passed at 10:00 (took 01:00)", "Hints used: 5", "ties: 2/2",
-                 "curve: 1/2", f"Questions asked: 0 of {QUESTIONS}", "Follow-up discussion",
+                 "curve: 1/2", "Questions: 0 asked in your own words, 0 picked from a list or "
+                 f"by number, of {QUESTIONS} at the levels you reached", "Follow-up discussion",
                  "Self-check",
                  AUC.meta["followups"][0]["question"]["en"],
                  AUC.meta["followups"][0]["points"]["en"][0], AUC.meta["selfcheck"]["en"][0]):
@@ -179,7 +170,7 @@ def test_a_whole_session_unlocks_levels_in_order_with_counted_hints(work, clock,
     assert grader.calls == [str(work)] * 4
 
     zh = kata("mock", "scorecard", "--lang", "zh-TW")
-    assert zh.exit_code == 0 and "通過關卡：3 / 3" in zh.output and "後續討論" in zh.output
+    assert zh.exit_code == 0 and "通過關卡：3 / 3" in zh.output and "追問" in zh.output
     assert AUC.meta["followups"][0]["question"]["zh-TW"] in zh.output
     assert AUC.meta["selfcheck"]["zh-TW"][0] in zh.output
 
@@ -227,7 +218,9 @@ def test_time_up_ends_the_session_at_its_deadline(work, clock, grader):
     assert "Levels passed: 0 of 3" in result.output
     assert "Level 1: not passed" in result.output and "Level 2: not reached" in result.output
     assert "tied scores must count one half" in result.output
-    assert f"Questions asked: 1 of {QUESTIONS}" in result.output and "Self-check" in result.output
+    assert (f"Questions: 1 asked in your own words, 0 picked from a list or by number, of "
+            f"{LEVEL_1_QUESTIONS} at the levels you reached") in result.output
+    assert "Self-check" in result.output
     assert grader.calls == [str(work)]  # graded once, at time-up, not again as a submit
     session = Sessions(Store()).last_finished()
     assert session.reason == Reason.TIME and session.ended == session.deadline
@@ -278,7 +271,7 @@ def test_end_early_in_either_language(work, clock, grader):
     assert Sessions(Store()).last_finished().reason == Reason.ENDED
     again = kata("mock", "scorecard", "--lang", "en")
     assert "You ended the session" in again.output
-    assert f"Questions asked: 0 of {QUESTIONS}" in again.output
+    assert f"0 picked from a list or by number, of {LEVEL_1_QUESTIONS} at" in again.output
 
 
 def test_a_deleted_or_renamed_kata_is_reported_not_crashed_on(work, clock, tmp_path,
@@ -393,31 +386,11 @@ def test_the_scorecard_shows_what_was_asked_when_and_what_it_cost(work, clock):
     clock.advance(100)
     kata("mock", "ask", "How do ties count?")  # asked twice, listed once, at its first time
     result = kata("mock", "end")
-    assert f"Questions asked: 1 of {QUESTIONS}" in result.output
+    assert "Questions: 1 asked in your own words, 0 picked" in result.output
     assert "asking costs nothing" in result.output
     assert f"✓ {AUC_QUESTIONS[Q['ties']]['ask']['en']} (asked at 03:20, Level 1)" in result.output
     zh = kata("mock", "scorecard", "--lang", "zh-TW")
     assert "問問題不扣分" in zh.output and "03:20" in zh.output
-
-
-@pytest.mark.parametrize("asked, expected", [  # Chinese paraphrases, not the notes' own words
-    ("分數一樣的時候要怎麼計算?", 0), ("平手的分數怎麼處理?", 0),
-    ("分數高的是正類還是負類?", 1), ("分數比較高表示比較可能是正的嗎?", 1),
-    ("如果資料裡只有一種類別怎麼辦?", "one-class"), ("只有一種類別的資料要回傳什麼?", "one-class"),
-    ("能不能使用 sklearn?", 5), ("我可以直接呼叫 sklearn 的函式嗎?", 5),
-    ("輸入資料的大小上限是多少?", "input-size"), ("輸入最多會有幾筆?", "input-size"),
-    ("今天天氣如何?", None), ("你好", None), ("這題好難", None)])
-def test_chinese_paraphrases_match_the_katas_notes(asked, expected):
-    assert ask.match(asked, AUC.meta["questions"]) == Q.get(expected, expected)
-
-
-@pytest.mark.parametrize("name", [k.name for k in catalog.all_katas()
-                                  if not interview.usable(k)])
-def test_every_notes_question_matches_itself_in_each_language(name):
-    questions = catalog.get(name).meta["questions"]
-    for i, q in enumerate(questions):
-        for lang in catalog.LANGS:
-            assert ask.match(q["ask"][lang], questions) == i, (name, lang, q["ask"][lang])
 
 
 def test_a_question_can_be_asked_by_its_number(work, clock):
@@ -429,10 +402,10 @@ def test_a_question_can_be_asked_by_its_number(work, clock):
     assert AUC.meta["questions"][3]["answer"]["zh-TW"] in answered.output
     assert kata("mock", "ask", "#1").exit_code == 0
     not_open_yet = kata("mock", "ask", "7")  # a Level 2 question while Level 1 is open
-    assert not_open_yet.exit_code == 1 and "1. " in not_open_yet.output
-    assert "7. " not in not_open_yet.output
-    assert kata("mock", "ask", "17").exit_code == 1
-    assert current().asked == [0, 3]
+    assert not_open_yet.exit_code == 0 and "沒有這個問題的答案" in not_open_yet.output
+    assert "1. " not in not_open_yet.output and "7. " not in not_open_yet.output
+    assert "沒有這個問題的答案" in kata("mock", "ask", "17").output
+    assert current().asked == [0, 3] and current().asked_own == []
 
 
 def test_hints_in_a_chinese_session_give_the_english_test_title_context(work, clock, grader):
@@ -481,10 +454,9 @@ def test_the_full_prompt_session_does_not_note_the_spec(work, clock):
 def test_questions_are_answered_from_the_levels_open_so_far(work, clock, grader):
     start(work)
     early = kata("mock", "ask", "What about samples whose weight is zero?")
-    assert early.exit_code == 1 and "no answer" in early.output
-    assert "leaves these points open on purpose" in early.output
-    assert "Level 1: How you compute it" in early.output
-    assert "What does an integer weight mean?" not in early.output  # a Level 3 question
+    assert early.exit_code == 0 and "That comes up in Level 3" in early.output
+    assert "open on purpose" not in early.output and "still validated" not in early.output
+    assert current().asked == []  # a later level's question is not counted
     grader.runs += [make_run({1}), make_run({1, 2})]
     kata("mock", "submit")
     kata("mock", "submit")
@@ -510,7 +482,8 @@ def test_a_pair_session_shows_briefs_and_the_tool_answers_nothing(work, clock, g
     grader.runs.append(make_run(set()))
     failed = kata("mock", "submit", "--hint")
     assert "tied scores must count one half" in failed.output
-    assert "Ask your interviewer for a hint" in failed.output
+    assert "your interviewer gives the hints" in failed.output
+    assert "Ask your interviewer for a hint" not in failed.output  # said once, not twice
     assert AUC.meta["hints"]["ties"]["en"][0] not in failed.output and current().hints == []
     ended = kata("mock", "end")
     assert "Follow-up discussion" not in ended.output and "Self-check" not in ended.output

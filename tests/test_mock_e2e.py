@@ -75,13 +75,15 @@ def test_a_whole_mock_interview_on_auc_roc(tmp_path, kata_home):
     level3 = kata("mock", "submit")
     assert level3.exit_code == 0, level3.output
     for text in ("Level 3 passed", "Every level passes", "Levels passed: 3 of 3",
-                 "Hints used: 2", f"Questions asked: 1 of {len(AUC.meta['questions'])}",
+                 "Hints used: 2", "Questions: 1 asked in your own words, 0 picked from a list or "
+                 f"by number, of {len(AUC.meta['questions'])} at the levels you reached",
                  "Follow-up discussion",
                  AUC.meta["followups"][-1]["question"]["en"], AUC.meta["selfcheck"]["en"][-1]):
         assert text in level3.output, text
     zh = kata("mock", "scorecard", "--lang", "zh-TW")
-    asked = f"問過的問題：1 / {len(AUC.meta['questions'])}"
-    for text in ("通過關卡：3 / 3", "使用的提示：2", asked, "後續討論",
+    asked = (f"問題：用自己的話問到 1 題，從清單或用題號挑選 0 題，你到達的關卡共 "
+             f"{len(AUC.meta['questions'])} 題")
+    for text in ("通過關卡：3 / 3", "使用的提示：2", asked, "追問",
                  AUC.meta["followups"][-1]["question"]["zh-TW"],
                  AUC.meta["selfcheck"]["zh-TW"][-1]):
         assert text in zh.output, text

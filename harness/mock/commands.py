@@ -96,7 +96,7 @@ def start(name: str = typer.Argument(None, metavar="KATA",
     lang = _lang(lang)
     if minutes is not None and minutes <= 0:
         raise typer.BadParameter(say("cli.minutes_positive", minutes=minutes))
-    if file is not None and not file.is_file():
+    if file is not None and file.exists() and not file.is_file():
         raise typer.BadParameter(say("cli.not_a_file", file=file))
     with _guard(lang or default_lang()):
         sessions = _sessions()
@@ -117,6 +117,8 @@ def start(name: str = typer.Argument(None, metavar="KATA",
         lang = lang or default_lang()
         screen = Screen(console, lang)
         kata = _pick(name, sessions, screen)
+        if file is not None and not file.exists():
+            _new_file(file, kata, screen)
         try:
             mode = Mode.PAIR if pair else Mode.BRIEF if brief else Mode.SOLO
             session = interview.start(sessions, kata, lang, minutes, file, mode)
@@ -124,6 +126,22 @@ def start(name: str = typer.Argument(None, metavar="KATA",
             screen.say("other_open", "red", kata=exc.args[0])
             raise typer.Exit(1) from exc
         screen.session(session, kata)
+
+
+def _new_file(file: Path, kata: catalog.Kata, screen: Screen) -> None:
+    """Offer to start a --file that does not exist yet from the pristine stub; without a yes
+    (or with no one to answer), say how and stop."""
+    try:
+        yes = typer.confirm(screen.words("file_new", file=file, kata=kata.name), default=True)
+    except typer.Abort:  # no input to read the answer from
+        yes = False
+    if not yes:
+        stub = kata.stub_path.relative_to(catalog.ROOT)
+        screen.say("file_how", "yellow", file=file, stub=stub)
+        raise typer.Exit(1)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(kata.pristine_stub(), encoding="utf-8")
+    screen.say("file_started", file=file)
 
 
 def _pick(name: str | None, sessions: Sessions, screen: Screen) -> catalog.Kata:
@@ -180,10 +198,7 @@ def ask(question: str = typer.Argument(..., help="your question in your own word
         if session.mode == Mode.PAIR:
             screen.say("pair_ask", "yellow")
             raise typer.Exit(1)
-        index, before = interview.ask(sessions, session, kata, question)
-        screen.answer(session, kata, index, before)
-        if index < 0:
-            raise typer.Exit(1)
+        screen.answer(kata, interview.ask(sessions, session, kata, question))
 
 
 @mock.command()
@@ -193,7 +208,7 @@ def submit(hint: bool = typer.Option(False, "--hint", help="also show the next h
     lang = _lang(lang)
     with _guard(lang or default_lang()):
         sessions, session, kata, screen = _open(lang)
-        passed = _submit(sessions, session, kata, screen)
+        passed = _submit(sessions, session, kata, screen, hinting=hint)
         if hint and session.is_open and not passed:
             if session.mode == Mode.PAIR:
                 screen.say("pair_hint", "yellow")
@@ -202,8 +217,10 @@ def submit(hint: bool = typer.Option(False, "--hint", help="also show the next h
         raise typer.Exit(0 if passed else 1)
 
 
-def _submit(sessions: Sessions, session: Session, kata: catalog.Kata, screen: Screen) -> bool:
-    """Grade, show the verdict, and the scorecard when the session ends with it."""
+def _submit(sessions: Sessions, session: Session, kata: catalog.Kata, screen: Screen,
+            hinting: bool = False) -> bool:
+    """Grade, show the verdict, and the scorecard when the session ends with it. `hinting`: a
+    hint follows the verdict."""
     screen.say("grading", file=session.file)
     try:
         verdict = interview.submit(sessions, session, kata)
@@ -213,7 +230,7 @@ def _submit(sessions: Sessions, session: Session, kata: catalog.Kata, screen: Sc
     except grading.GradingError as exc:
         screen.text(str(exc), "red")
         raise typer.Exit(2) from exc
-    screen.verdict(session, kata, verdict)
+    screen.verdict(session, kata, verdict, hinting)
     interview.expire(sessions, session, graded=True)
     if not session.is_open:
         screen.end(session, kata)

@@ -11,7 +11,8 @@ from harness.results import counted, times
 from harness.screen import Screen as Base
 from harness.session import interview
 from harness.session.clock import clock
-from harness.session.log import Failure, Mode, Reason, Session
+from harness.session.log import Asked, Failure, Mode, Reason, Session
+from harness.session.matcher import Outcome
 
 
 class Screen(Base):
@@ -67,31 +68,49 @@ class Screen(Base):
         self.numbered(shown, kata, set(session.asked))
         self.say("ask_how")
 
-    def answer(self, session: Session, kata: catalog.Kata, index: int, before: bool) -> None:
-        if index < 0:
-            self.say("no_match", "yellow")
-            levels = kata.spec.levels[:interview.shown(session)]
-            left_open = [(lv.n, lv.open(self.lang)) for lv in levels
-                         if lv.open and lv.open(self.lang)]
-            if left_open:
-                self.say("open_points")
-                for n, text in left_open:
-                    self.say("open_point", n=n, text=cjk.flat(text, self.lang))
-            self.say("can_answer")
-            self.numbered(interview.open_questions(session, kata), kata)
-            return
-        q = kata.spec.questions[index]
-        self.say("heard", ask=q.ask(self.lang))
-        self.say("answer", "green bold", answer=q.answer(self.lang))
-        if before:
-            self.say("asked_before")
+    def answer(self, kata: catalog.Kata, answer: interview.Answer) -> None:
+        """The interviewer's reply, in the language the question was asked in (a number: the
+        screen's): an answer with what was heard, an ask-back, a later level, an open point, or
+        no answer. Never the whole list of questions: asking is the candidate's part."""
+        heard = answer.heard
+        worded = any(c.isalpha() for c in answer.asked)  # not "3" or "#3"
+        out = Screen(self.console, heard.lang) if worded else self
+        if answer.index >= 0:
+            q = kata.spec.questions[answer.index]
+            out.say("heard", ask=q.ask(out.lang))
+            out.say("answer", "green bold", answer=q.answer(out.lang))
+            if answer.before:
+                out.say("asked_before")
+        elif heard.outcome == Outcome.ASK_BACK:
+            numbers = [next(q.number for q in kata.spec.questions if q.id == qid)
+                       for qid in heard.ids]
+            out.say("did_you_mean", "yellow", numbers=out.either(numbers))
+            out.numbered([n - 1 for n in numbers], kata)
+            out.say("pick_how", n=numbers[0])
+        elif heard.outcome == Outcome.LATER:
+            out.say("later", "yellow", n=heard.level)
+        elif heard.outcome == Outcome.OPEN:
+            out.say("open_choice", "green bold", point=cjk.flat(answer.point, out.lang))
+        else:
+            out.say("no_match", "yellow")
+            out.say("no_match_how")
 
-    def verdict(self, session: Session, kata: catalog.Kata, v: interview.Verdict) -> None:
-        self.judged(session, kata, v)
+    def either(self, numbers: list[int]) -> str:
+        """"6 or 9", "6, 9 or 11": the questions an ask-back offers."""
+        named = [self.words("number", n=n) for n in numbers]
+        if len(named) == 1:
+            return named[0]
+        return self.words("comma").join(named[:-1]) + self.words("or") + named[-1]
+
+    def verdict(self, session: Session, kata: catalog.Kata, v: interview.Verdict,
+                hinting: bool = False) -> None:
+        """`hinting`: a hint follows (`submit --hint`), so no line says how to ask for one."""
+        self.judged(session, kata, v, hinting)
         if v.recorded:
             self.say("recorded" if v.stored else "not_recorded", "dim", why=v.recorded)
 
-    def judged(self, session: Session, kata: catalog.Kata, v: interview.Verdict) -> None:
+    def judged(self, session: Session, kata: catalog.Kata, v: interview.Verdict,
+               hinting: bool = False) -> None:
         if v.import_error:
             self.say("import_error", "red", error=v.import_error)
             self.clock(session)
@@ -109,7 +128,8 @@ class Screen(Base):
             self.say("lower_failing", "red", n=v.level)
         self.say("failing")
         self.failures(v.failures, v.level)
-        self.say("hint_how_pair" if session.mode == Mode.PAIR else "hint_how")
+        if not hinting:
+            self.say("hint_how_pair" if session.mode == Mode.PAIR else "hint_how")
         self.clock(session)
 
     def failures(self, failures: list[Failure], current: int | None = None) -> None:
@@ -176,13 +196,20 @@ class Screen(Base):
         if kata is None:
             self.say("no_meta", "yellow")
             return
-        questions = kata.spec.questions
-        self.say("questions_total", n=len(session.asked), total=len(questions))
-        first = session.first_asked()
-        for i, q in enumerate(questions):
-            if i in first:
-                at, level = first[i]
+        # Only the levels reached: a question of a level never opened could not be asked.
+        reached = [q for q in kata.spec.questions if q.level <= interview.shown(session)]
+        own, picked = session.first_asked(Asked.OWN), session.first_asked(Asked.PICKED)
+        self.say("questions_counts", own=sum(q.number - 1 in own for q in reached),
+                 picked=sum(q.number - 1 in picked and q.number - 1 not in own for q in reached),
+                 total=len(reached))
+        for q in reached:
+            i = q.number - 1
+            if i in own:  # ticked only by a question in the candidate's words that matched it
+                at, level = own[i]
                 self.say("question_asked", "green", ask=q.ask(self.lang), at=clock(at), n=level)
+            elif i in picked:
+                at, level = picked[i]
+                self.say("question_picked", ask=q.ask(self.lang), at=clock(at), n=level)
             else:
                 self.say("question_missed", ask=q.ask(self.lang))
         if session.mode == Mode.PAIR:  # the follow-ups and their points are the interviewer's

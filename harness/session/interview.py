@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import catalog, grading, metadata
+from harness import catalog, diagnosis, grading, metadata
 from harness.results import EXAMPLES, KataRun
-from harness.session.log import Failure, Kind, Mode, Reason, Session, Sessions
-from harness.session.matcher import Matcher, Outcome
+from harness.session.log import Asked, Failure, Kind, Mode, Reason, Session, Sessions
+from harness.session.matcher import Match, Matcher, Outcome
 from harness.store import Store, StoreError
 
 now = time.time  # the clock; tests replace it
@@ -166,14 +166,17 @@ def failures(session: Session) -> list[Failure]:
 def hint(sessions: Sessions, session: Session, kata: catalog.Kata) -> list[Hint] | None:
     """The next hint for a failing test of the current level (or below), recorded once.
 
-    None before any submit; [] when the failures carry no hint category; the pointers again,
-    uncounted, once every failing category has given both its hints.
+    The ladder starts where the diagnosis puts the likely mistake: the hint category of the
+    best-ranked mistake's first failing `caught_by` test, then the runner-up's, then the failing
+    tests in scorecard order (the only order for a kata without current signatures). None before
+    any submit; [] when the failures carry no hint category; the pointers again, uncounted, once
+    every failing category has given both its hints.
     """
     if session.last_submit is None:
         return None
     hints = kata.spec.hints
     failing = [(f.title, f.hint) for f in failures(session) if f.hint in hints]
-    for title, category in failing:
+    for title, category in diagnosed(kata, session, failing) + failing:
         step = give_hint(sessions, session, category)
         if step is not None:
             return [Hint(title, category, step, True)]
@@ -181,6 +184,24 @@ def hint(sessions: Sessions, session: Session, kata: catalog.Kata) -> list[Hint]
     for title, category in failing:
         pointers.setdefault(category, title)
     return [Hint(title, category, 1, False) for category, title in pointers.items()]
+
+
+def diagnosed(kata: catalog.Kata, session: Session,
+              failing: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(title, hint category) of each likely mistake of the last submit, best first: its first
+    `caught_by` test that fails; [] when the kata has no current signatures."""
+    category = dict(failing)
+    titles = {f.title for f in failures(session)}  # the hintless ones too: all are explained
+    try:
+        ranked = diagnosis.likely(kata, titles, range(1, shown(session) + 1))
+    except diagnosis.NoSignatures:
+        return []
+    found = []
+    for likely in ranked:
+        title = next((t for t in likely.caught_by if t in category), None)
+        if title is not None:
+            found.append((title, category[title]))
+    return found
 
 
 def give_hint(sessions: Sessions, session: Session, category: str, **by: str) -> int | None:
@@ -205,16 +226,36 @@ def open_questions(session: Session, kata: catalog.Kata) -> list[int]:
     return [q.number - 1 for q in kata.spec.questions if q.level <= shown(session)]
 
 
-def ask(sessions: Sessions, session: Session, kata: catalog.Kata, text: str) -> tuple[int, bool]:
-    """(question index, asked before) for the question `text` means; index -1 when none."""
-    heard = Matcher(kata.meta).match(text, shown(session))
+@dataclass(frozen=True)
+class Answer:
+    """What `ask` made of a question: the matcher's reading, and the question it answers."""
+    asked: str
+    heard: Match
+    index: int = -1  # ANSWER and PICK: the question's index in kata.toml
+    before: bool = False  # that question was asked before (in the candidate's words or picked)
+    point: str = ""  # OPEN: the open point's text, in the language the question was asked in
+
+
+def ask(sessions: Sessions, session: Session, kata: catalog.Kata, text: str) -> Answer:
+    """Hear `text` at the level open now; log a question it answers (ANSWER or PICK).
+
+    An ANSWER is logged as asked in the candidate's own words, a PICK (a number, as after an
+    ask-back) as picked: the scorecard counts the two apart. A later level's question, an open
+    point, an ask-back and no answer are not logged: none of them answers a question of the notes.
+    """
+    matcher = Matcher(kata.meta)
+    heard = matcher.match(text, shown(session))
+    if heard.outcome == Outcome.OPEN:
+        return Answer(text, heard, point=matcher.point(heard.ids[0], heard.lang))
     if heard.outcome not in (Outcome.ANSWER, Outcome.PICK):
-        return -1, False
+        return Answer(text, heard)
     index = next(q.number - 1 for q in kata.spec.questions if q.id == heard.ids[0])
+    how = Asked.OWN if heard.outcome == Outcome.ANSWER else Asked.PICKED
     before = index in session.asked
-    if not before:
-        sessions.record(session, now(), (Kind.ASK, session.level, {"question": index}))
-    return index, before
+    if index not in (session.asked_own if how == Asked.OWN else session.asked):
+        sessions.record(session, now(), (Kind.ASK, session.level,
+                                         {"question": index, "how": how.value}))
+    return Answer(text, heard, index, before)
 
 
 def log_answers(sessions: Sessions, session: Session, indices: list[int]) -> list[int]:

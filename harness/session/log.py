@@ -39,7 +39,7 @@ class Kind(StrEnum):
     SUBMIT = "submit"  # data: hidden [passed, total], failures [[level, title, hint, verdict]], ...
     PASS = "pass"  # the first full pass of `level`
     HINT = "hint"  # data: category, step (0 = nudge, 1 = pointer); by: "interviewer" in pairs
-    ASK = "ask"  # data: question (its index in kata.toml); by: "interviewer" in pairs
+    ASK = "ask"  # data: question (its index in kata.toml), how (Asked); by: "interviewer"
     SPEC = "spec"  # the candidate opened the full prompt of the levels up to `level`
     NOTE = "note"  # data: text, dimension (a rubric id or ""), share (with the candidate)
     UNDO = "undo"  # data: event (the id of the hint, answer or note taken back)
@@ -48,6 +48,12 @@ class Kind(StrEnum):
 
 
 TAKEN_BACK = (Kind.HINT, Kind.ASK, Kind.NOTE)  # what `kata interviewer undo` can take back
+
+
+class Asked(StrEnum):
+    """How a question was asked: the scorecard counts the two apart."""
+    OWN = "own"  # in the candidate's own words, and matched (the default of an older log)
+    PICKED = "picked"  # by its number: from `kata mock questions` or an ask-back
 
 
 @dataclass(frozen=True)
@@ -182,13 +188,22 @@ class Session:
 
     @property
     def asked(self) -> list[int]:
+        """Every question answered, however it was asked."""
         return sorted({e.data["question"] for e in self.of(Kind.ASK)})
 
-    def first_asked(self) -> dict[int, tuple[float, int]]:
-        """question -> (seconds into the session, level) when it was first asked."""
+    @property
+    def asked_own(self) -> list[int]:
+        """The questions asked in the candidate's own words and matched (or, in a pair session,
+        answered by the interviewer); the rest of `asked` were picked from a list or by number."""
+        return sorted({e.data["question"] for e in self.of(Kind.ASK)
+                       if e.data.get("how", Asked.OWN) == Asked.OWN})
+
+    def first_asked(self, how: Asked | None = None) -> dict[int, tuple[float, int]]:
+        """question -> (seconds into the session, level) when it was first asked (`how`: so)."""
         first: dict[int, tuple[float, int]] = {}
         for e in self.of(Kind.ASK):
-            first.setdefault(e.data["question"], (e.at - self.started, e.level))
+            if how is None or e.data.get("how", Asked.OWN) == how:
+                first.setdefault(e.data["question"], (e.at - self.started, e.level))
         return first
 
     def spec_opened(self) -> dict[int, float]:
