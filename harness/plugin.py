@@ -125,21 +125,23 @@ def _keep_titles(config: pytest.Config, items: list) -> None:
     items[:] = kept
 
 
-def _pair_levels(config: pytest.Config, items: list) -> None:
+def _pair_levels(config: pytest.Config, items: list) -> str:
     """While a pair session is open, the candidate's own run of the kata (`pytest katas/KATA`,
     `kata test`, `kata grade`) grades only the levels the session has opened, so no later title
-    shows early, and the session logs the run for the interviewer to see."""
+    shows early, and the session logs the run for the interviewer to see. Returns the store's
+    notice, if opening it moved an unusable file aside, for the scorecard's last line."""
     via, impl = config.getoption("kata_via"), config.getoption("impl")
     if via not in ("pytest", "test", "grade") or impl == "solution" \
             or impl.startswith(catalog.MUTANT_PREFIX):
-        return
+        return ""
     try:
-        pair = Sessions(Store()).current()
+        store = Store()
+        pair = Sessions(store).current()
     except (StoreError, OSError, sqlite3.Error):
-        return
+        return ""
     katas = {k.name for k in map(catalog.kata_for_path, (i.path for i in items)) if k}
     if pair is None or pair.mode != Mode.PAIR or pair.kata not in katas:
-        return
+        return store.notice
     shown = min(pair.level, pair.levels)
     def later(item) -> bool:
         kata, mark = catalog.kata_for_path(item.path), item.get_closest_marker("grade")
@@ -154,6 +156,7 @@ def _pair_levels(config: pytest.Config, items: list) -> None:
     if reporter is not None:
         reporter.write_line(say("interviewer.visible") + " "
                             + say("interviewer.open_levels", n=shown), yellow=True)
+    return store.notice
 
 
 class NotRun(Exception):
@@ -219,6 +222,7 @@ class Grader:
         self.ran: set[str] = set()  # node ids that reported a result
         self.partial: set[str] = set()  # katas some of whose tests were deselected
         self.streaks: dict[str, int] = {}  # kata -> timeouts in a row
+        self.notice = ""  # the store's, when a look for a pair session opened it first
         self.exit = 1
 
     @classmethod
@@ -259,7 +263,7 @@ class Grader:
     @pytest.hookimpl(trylast=True)  # after -k/-m deselection, so only tests that run are counted
     def pytest_collection_modifyitems(self, session, config: pytest.Config, items: list) -> None:
         _keep_titles(config, items)
-        _pair_levels(config, items)
+        self.notice = _pair_levels(config, items)
         runs, tests = self.runs, self.tests
         by_kata: dict[str, list] = {}
         for item in items:
@@ -424,7 +428,8 @@ class Grader:
             store.add_attempt(attempt)
         except (StoreError, OSError) as exc:
             return say("grade.not_recorded", why=exc)
-        notice = f"{store.notice}; " if store.notice else ""
+        notice = store.notice or self.notice
+        notice = f"{notice}; " if notice else ""
         return say("grade.recorded", notice=notice, path=store.path, via=say(f"grade.via_{via}"))
 
 

@@ -184,7 +184,6 @@ def _speculative_figures():
     rows = t.where(figure="batch_sample")
     small = [num(r["ratio"]) for r in rows if "V = 1,000" in r["setting"]]
     large = [num(r["ratio"]) for r in rows if "V = 32,000" in r["setting"]]
-    assert max(large) < 1, large  # "loses at V = 32,000"
     calls = t.where(figure="tokens per verify call")
     assert max(abs(num(r["ratio"]) - 1) for r in calls) <= 0.005  # "within half a percent"
     k4 = t.one(figure="tokens per verify call", setting="σ = 0.5 (α = 0.779), k = 4")
@@ -192,8 +191,10 @@ def _speculative_figures():
     speedup = {r["setting"]: num(r["ratio"], 1) for r in (k4, k8)}
     common = [f"{num(k4['measured']):.1f}", f"{speedup[k4['setting']]:.1f}",
               f"{speedup[k8['setting']]:.2f}"]
-    return {"en": [f"by {min(small):.1f} to {max(small):.1f} times"] + common,
-            "zh-TW": [f"快 {min(small):.1f} 到 {max(small):.1f} 倍"] + common}
+    return {"en": [f"by {min(small):.1f} to {max(small):.1f} times",
+                   f"by {min(large):.2f} to {max(large):.2f} times"] + common,
+            "zh-TW": [f"快 {min(small):.1f} 到 {max(small):.1f} 倍",
+                      f"快 {min(large):.2f} 到 {max(large):.2f} 倍"] + common}
 
 
 def _tenant_figures():
