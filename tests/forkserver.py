@@ -197,13 +197,18 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> bool:
     """Serve gradings instead of running the suite."""
-    out = PROTOCOL[0]
+    return serve_forks(PROTOCOL[0], partial(_grade, session))
+
+
+def serve_forks(out: int, grade: Callable[[dict], int]) -> bool:
+    """One JSON request a line on stdin, each graded by `grade` in a fork of this process; one
+    JSON line back on `out` with its exit code. tools/mutation.py serves its mutants this way."""
     os.write(out, b"ready\n")
     for line in sys.stdin:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:
-            child(request["log"], partial(_grade, session, request))
+            child(request["log"], partial(grade, request))
         os.write(out, (json.dumps({"code": wait(pid, request["limit"])}) + "\n").encode())
     return True
 

@@ -425,17 +425,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> bool:
     """Serve gradings instead of running the suite: one JSON line in, one out."""
-
-    out = PROTOCOL[0]
-    os.write(out, b"ready\n")
-    for line in sys.stdin:
-        request = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            forkserver.child(request["log"], functools.partial(_grade, session, request))
-        code = forkserver.wait(pid, request["limit"])
-        os.write(out, (json.dumps({"code": code}) + "\n").encode())
-    return True
+    return forkserver.serve_forks(PROTOCOL[0], functools.partial(_grade, session))
 
 
 def _grade(session: pytest.Session, request: dict) -> int:
