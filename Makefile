@@ -30,7 +30,7 @@ test: setup
 	$(BIN)/python -m pytest tests -n 3 --dist worksteal -q
 
 # For contributors: one kata's meta-tests (reference passes, stub and every mutant fail, metadata
-# complete) in a minute or two, where `make test` takes about 7½.
+# complete) in a minute or two, where `make test` takes 7-8.
 ifneq ($(filter check,$(MAKECMDGOALS)),)
 ifndef KATA
 $(error usage: make check KATA=<kata>, one of: $(notdir $(wildcard katas/*)))
