@@ -13,7 +13,7 @@ from rich.console import Console
 
 from harness import catalog, command, grading
 from harness.command import SessionLangOpt as LangOpt
-from harness.command import checked_lang as _lang
+from harness.command import checked_lang, say_to
 from harness.interviewer import document, mistakes, report, say, script, suite, timeline, watch
 from harness.lang import lang as default_lang
 from harness.screen import Screen
@@ -48,30 +48,24 @@ SessionOpt = typer.Option(None, "--session", metavar="N",
                           help="the pair session's number in `kata interviewer sessions` "
                                "(default: the last)")
 INTERVIEWER = "interviewer:"  # the interviewer's reveals, kept apart from the candidate's
+LEVELS = {str(n) for n in rubric.LEVELS}  # a level as typed
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    command.say_to(console, message, "red")
+    say_to(console, message, "red")
     return typer.Exit(code)
 
 
 def note(message: str, style: str | None = None) -> None:
-    command.say_to(console, message, style)
-
-
-def _guard():
-    """A store being written by another process is a clear error, never a traceback."""
-    return command.guard(console)
-
-
-def _store() -> Store:
-    return command.open_store(console)
+    say_to(console, message, style)
 
 
 def _pick(lang: str | None, kata_name: str | None, number: int | None,
           open_only: bool = False) -> tuple[Sessions, Session, str]:
-    """The pair session numbered `number`, or the last one (the open one with `open_only`)."""
-    sessions = Sessions(_store())
+    """The pair session numbered `number`, or the last one (the open one with `open_only`), and
+    the language to speak: `--lang`, else the session's."""
+    lang = checked_lang(lang)
+    sessions = Sessions(command.open_store(console))
     if number is not None:
         session = next((s for s in sessions.pairs() if s.id == number), None)
         if session is None:
@@ -84,15 +78,20 @@ def _pick(lang: str | None, kata_name: str | None, number: int | None,
         session = sessions.last_pair()
         if session is None:
             raise fail(say("no_pair_yet", lang or default_lang()))
-    return sessions, _checked(session, kata_name, lang), lang or session.lang
-
-
-def _checked(session: Session, kata_name: str | None, lang: str | None) -> Session:
+    lang = lang or session.lang
     if kata_name is not None and kata_name != session.kata:
-        raise fail(say("other_kata", lang or session.lang, kata=session.kata, wanted=kata_name))
+        raise fail(say("other_kata", lang, kata=session.kata, wanted=kata_name))
     if interview.kata_of(session) is None:
-        raise fail(say_key("mock.kata_gone", lang or session.lang, kata=session.kata))
-    return session
+        raise fail(say_key("mock.kata_gone", lang, kata=session.kata))
+    return sessions, session, lang
+
+
+def _known(dimension: str, lang: str) -> str:
+    """A rubric dimension's id, refused unless there is one."""
+    known = [d.id for d in rubric.dimensions()]
+    if dimension not in known:
+        raise fail(say("bad_dimension", lang, name=dimension, known=", ".join(known)))
+    return dimension
 
 
 def _show(doc: document.Document, html_file: Path | None) -> None:
@@ -129,13 +128,13 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
     A sheet per level, then the follow-ups and the rubric. It holds the answers, the hints
     and the classic mistakes, so the first look asks and is recorded as yours, the
     interviewer's: it does not count as the candidate looking at the solution."""
-    lang = _lang(lang) or default_lang()
+    lang = command.language(lang)
     try:
         kata = catalog.get(name)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0]) from exc
-    with _guard():
-        store = _store()
+    with command.guard(console):
+        store = command.open_store(console)
         _reveal(store, kata, lang, yes)
         firsts = mistakes.ranked_first(kata, Sessions(store).history(kata.name))
     try:
@@ -150,9 +149,9 @@ def sessions_(lang: str = LangOpt) -> None:
     """List the pair sessions, the last one last.
 
     Each with its number (for --session N), kata, date, candidate and state."""
-    lang = _lang(lang) or default_lang()
-    with _guard():
-        store = _store()
+    lang = command.language(lang)
+    with command.guard(console):
+        store = command.open_store(console)
         found = Sessions(store).pairs()
         if not found:
             raise fail(say("no_pair_yet", lang), 1)
@@ -178,13 +177,12 @@ def watch_(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt,
     submit; the hints, answers and notes logged; the candidate's looks at the prompt, the
     mutants or the solution. Before the candidate starts, it waits. Ctrl-C stops watching;
     the session is not touched."""
-    lang = _lang(lang)
-    with _guard():
-        sessions = Sessions(_store())
+    lang = checked_lang(lang)
+    with command.guard(console):
+        sessions = Sessions(command.open_store(console))
         try:
             if number is None:
-                opened = watch.wait(console, sessions, lang or default_lang(), interval)
-                number = opened.id
+                number = watch.wait(console, sessions, lang or default_lang(), interval).id
             sessions, session, lang = _pick(lang, kata, number)
             if candidate:
                 sessions.record(session, interview.now(), (Kind.LABEL, session.level,
@@ -208,13 +206,11 @@ def replay(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt,
 
     Each submit with its time and verdict and the diff since the one before (the first in
     full), then the final code."""
-    lang = _lang(lang)
-    with _guard():
+    with command.guard(console):
         _, session, lang = _pick(lang, kata, number)
-        kata_ = interview.kata_of(session)
     printer = Screen(console, lang, "interviewer", wrap=True)
     printer.rule(say("replay_title", lang, kata=session.kata, when=when(session.started)))
-    lines = timeline.Timeline(session, kata_, lang, detail=True)
+    lines = timeline.Timeline(session, interview.kata_of(session), lang, detail=True)
     submits = session.of(Kind.SUBMIT)
     if not submits:
         printer.say("no_submits", "yellow")
@@ -237,12 +233,10 @@ def note_(text: str = typer.Argument(..., metavar="TEXT", help="what you saw or 
 
     Offered as evidence when you score, in your copy of the report, and in the candidate's
     only with --share."""
-    lang = _lang(lang)
-    with _guard():
+    with command.guard(console):
         sessions, session, lang = _pick(lang, kata, number)
-        known = [d.id for d in rubric.dimensions()]
-        if dimension and dimension not in known:
-            raise fail(say("bad_dimension", lang, name=dimension, known=", ".join(known)))
+        if dimension:
+            _known(dimension, lang)
         if not text.strip():
             raise fail(say("empty_note", lang))
         at = interview.now()
@@ -258,8 +252,7 @@ def undo(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt) -> 
     """Take back the last hint, answer or note you logged.
 
     Says which; the counts and the candidate's report follow."""
-    lang = _lang(lang)
-    with _guard():
+    with command.guard(console):
         sessions, session, lang = _pick(lang, kata, number)
         last = next((e for e in reversed(session.live) if e.kind in TAKEN_BACK), None)
         if last is None:
@@ -283,8 +276,7 @@ def hint(category: str = typer.Argument(..., metavar="CATEGORY",
     """Log a hint you gave (counted).
 
     The nudge first, then the pointer, counted as in solo mode."""
-    lang = _lang(lang)
-    with _guard():
+    with command.guard(console):
         sessions, session, lang = _pick(lang, kata, None, open_only=True)
         hints = interview.kata_of(session).spec.hints
         if category not in hints:
@@ -311,8 +303,7 @@ def answered(which: list[str] = typer.Argument(..., metavar="N...",
     """Log the questions you answered (counted).
 
     Counted as in solo mode."""
-    lang = _lang(lang)
-    with _guard():
+    with command.guard(console):
         sessions, session, lang = _pick(lang, kata, None, open_only=True)
         questions = interview.kata_of(session).spec.questions
         ids = [q.id for q in questions]
@@ -364,16 +355,38 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
     without options it asks for each, offering your notes as evidence, and saves each answer
     as it is given: stopped midway, it resumes where it stopped. Scoring again replaces what it
     names and keeps the rest."""
-    lang = _lang(lang)
-    with _guard():
+    with command.guard(console):
         sessions, session, lang = _pick(lang, kata, number)
-        store, kata_ = sessions.store, interview.kata_of(session)
-        scores = rubric.Scores(store)
-        flags = (dimension or evidence or not_observed or covered or missed or not_asked
-                 or overall is not None or notes is not None)
-        if flags:
-            entries = _entries(kata_, lang, dimension, evidence, covered, missed, notes)
-            entries += _more(kata_, lang, not_observed, not_asked, overall, overall_evidence)
+        kata_ = interview.kata_of(session)
+        scores = rubric.Scores(sessions.store)
+        if dimension or evidence or not_observed or covered or missed or not_asked \
+                or overall is not None or notes is not None:
+            if len(evidence) != len(dimension):
+                raise fail(say("evidence_count", lang, d=len(dimension), e=len(evidence)))
+            entries = []
+            for pair, why in zip(dimension, evidence, strict=True):
+                name, _, level = pair.partition("=")
+                if not level:
+                    raise fail(say("bad_pair", lang, text=pair))
+                entries.append(_rated(lang, _known(name, lang), level, why))
+            points = set(rubric.points(kata_))
+            for texts, value in ((covered, 1), (missed, 0)):
+                for text in texts:
+                    f, _, p = text.partition(".")
+                    point = (int(f), int(p)) if f.isdigit() and p.isdigit() else None
+                    if point not in points:
+                        raise fail(say("bad_point", lang, text=text))
+                    entries.append((rubric.point_item(*point), value, ""))
+            if notes is not None:
+                entries.append((rubric.NOTES, None, notes.strip()))
+            entries += [(_known(name, lang), rubric.NOT_OBSERVED, "") for name in not_observed]
+            for f in not_asked:
+                if not 1 <= f <= len(kata_.spec.followups):
+                    raise fail(say("bad_point", lang, text=str(f)))
+                entries += [(rubric.point_item(f, p), rubric.NOT_ASKED, "")
+                            for g, p in points if g == f]
+            if overall is not None:
+                entries.append(_rated(lang, rubric.OVERALL, overall, overall_evidence))
             scores.record(session.id, interview.now(), entries)
         elif console.is_terminal:
             try:
@@ -390,58 +403,14 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
              "green")
 
 
-def _entries(kata: catalog.Kata, lang: str, dimension: list[str], evidence: list[str],
-             covered: list[str], missed: list[str], notes: str | None) -> list[tuple]:
-    """The rubric entries the options give, every one validated before any is written."""
-    known = [d.id for d in rubric.dimensions()]
-    if len(evidence) != len(dimension):
-        raise fail(say("evidence_count", lang, d=len(dimension), e=len(evidence)))
-    entries = []
-    for pair, why in zip(dimension, evidence, strict=True):
-        name, _, level = pair.partition("=")
-        if not level:
-            raise fail(say("bad_pair", lang, text=pair))
-        if name not in known:
-            raise fail(say("bad_dimension", lang, name=name, known=", ".join(known)))
-        if level.strip() not in {str(n) for n in rubric.LEVELS}:
-            raise fail(say("bad_level", lang, dimension=name, level=level))
-        if not why.strip():
-            raise fail(say("empty_evidence", lang, dimension=name))
-        entries.append((name, int(level), why.strip()))
-    points = set(rubric.points(kata))
-    for texts, value in ((covered, 1), (missed, 0)):
-        for text in texts:
-            f, _, p = text.partition(".")
-            point = (int(f), int(p)) if f.isdigit() and p.isdigit() else None
-            if point not in points:
-                raise fail(say("bad_point", lang, text=text))
-            entries.append((rubric.point_item(*point), value, ""))
-    if notes is not None:
-        entries.append((rubric.NOTES, None, notes.strip()))
-    return entries
-
-
-def _more(kata: catalog.Kata, lang: str, not_observed: list[str], not_asked: list[int],
-          overall: int | None, why: str) -> list[tuple]:
-    """The entries of --not-observed, --not-asked and --overall, validated."""
-    known = [d.id for d in rubric.dimensions()]
-    entries = []
-    for name in not_observed:
-        if name not in known:
-            raise fail(say("bad_dimension", lang, name=name, known=", ".join(known)))
-        entries.append((name, rubric.NOT_OBSERVED, ""))
-    for f in not_asked:
-        if not 1 <= f <= len(kata.spec.followups):
-            raise fail(say("bad_point", lang, text=str(f)))
-        entries += [(rubric.point_item(f, p), rubric.NOT_ASKED, "")
-                    for g, p in rubric.points(kata) if g == f]
-    if overall is not None:
-        if overall not in rubric.LEVELS:
-            raise fail(say("bad_level", lang, dimension=rubric.OVERALL, level=overall))
-        if not why.strip():
-            raise fail(say("empty_evidence", lang, dimension=rubric.OVERALL))
-        entries.append((rubric.OVERALL, overall, why.strip()))
-    return entries
+def _rated(lang: str, name: str, level: str | int, why: str) -> tuple[str, int, str]:
+    """A dimension's or the overall level with its evidence, refused unless the level is 1 to 4
+    and the evidence says something."""
+    if str(level).strip() not in LEVELS:
+        raise fail(say("bad_level", lang, dimension=name, level=level))
+    if not why.strip():
+        raise fail(say("empty_evidence", lang, dimension=name))
+    return name, int(level), why.strip()
 
 
 def _ask(kata: catalog.Kata, session: Session, lang: str, stored: rubric.Score, save) -> None:
@@ -453,9 +422,8 @@ def _ask(kata: catalog.Kata, session: Session, lang: str, stored: rubric.Score, 
     followups = kata.spec.followups
     asked = {f for f in range(1, len(followups) + 1)
              if all((f, p) in stored.covered for g, p in rubric.points(kata) if g == f)}
-    done = len(stored.levels) == len(rubric.dimensions()) and len(asked) == len(followups) \
-        and stored.overall is not None
-    if done:
+    if len(stored.levels) == len(rubric.dimensions()) and len(asked) == len(followups) \
+            and stored.overall is not None:
         stored, asked = rubric.Score(), set()
     elif not stored.empty:
         printer.say("score_resumed", "yellow")
@@ -463,53 +431,45 @@ def _ask(kata: catalog.Kata, session: Session, lang: str, stored: rubric.Score, 
     for n, d in enumerate(rubric.dimensions(), start=1):
         if d.id in stored.levels:
             continue
-        printer.text(f"{n}. {d.name[lang]}", "bold")
-        own = rubric.kata_anchors(kata, d.id, lang)
-        for level, anchor in enumerate(d.anchors[lang], start=1):
-            printer.say("anchor", level=level, label=rubric.level_name(level, lang),
-                        text=anchor, indent=3)
-            if own:
-                printer.say("anchor_own", "cyan", text=own[level - 1], indent=5)
+        sheet = document.Document(lang, d.name[lang])
+        sheet.add("text", f"{n}. {d.name[lang]}", "bold")
+        document.anchors(sheet, d, rubric.kata_anchors(kata, d.id, lang))
         offered = [e for e in notes if e.data.get("dimension") in ("", d.id)]
         for k, e in enumerate(offered, start=1):
-            printer.say("offered_note", "cyan", k=k, at=clock(e.at - session.started),
-                        text=e.data["text"], indent=3)
-        level = _level(printer, lang, d.id, allow_none=True)
-        if level == rubric.NOT_OBSERVED:
-            save((d.id, level, ""))
-            continue
-        save((d.id, level, _evidence(lang, offered)))
+            sheet.say("offered_note", "cyan", 3, k=k, at=clock(e.at - session.started),
+                      text=e.data["text"])
+        document.show(console, sheet)
+        level = _ask_level(printer, lang, d.id, allow_none=True)
+        save((d.id, level, "" if level == rubric.NOT_OBSERVED else _evidence(lang, offered)))
     for f, followup in enumerate(followups, start=1):
         if f in asked:
             continue
         printer.text(f"{f}. {followup.question(lang)}", "bold")
-        if not typer.confirm(say("ask_asked", lang), default=True):
-            save(*[(rubric.point_item(f, p), rubric.NOT_ASKED, "")
-                   for p in range(1, len(followup.points(lang)) + 1)])
-            continue
+        was_asked = typer.confirm(say("ask_asked", lang), default=True)
         entries = []
         for p, point in enumerate(followup.points(lang), start=1):
-            yes = typer.confirm(say("ask_point", lang, point=point), default=False)
-            entries.append((rubric.point_item(f, p), int(yes), ""))
+            value = int(typer.confirm(say("ask_point", lang, point=point), default=False)) \
+                if was_asked else rubric.NOT_ASKED
+            entries.append((rubric.point_item(f, p), value, ""))
         save(*entries)
     if stored.overall is None:
-        printer.text(say("overall", lang), "bold")
-        for level, anchor in enumerate(rubric.overall_anchors(lang), start=1):
-            printer.say("anchor", level=level, label=rubric.overall_name(level, lang),
-                        text=anchor, indent=3)
-        level = _level(printer, lang, rubric.OVERALL, allow_none=False)
+        sheet = document.Document(lang, say("overall", lang))
+        sheet.add("text", sheet.title, "bold")
+        document.anchors(sheet)
+        document.show(console, sheet)
+        level = _ask_level(printer, lang, rubric.OVERALL, allow_none=False)
         save((rubric.OVERALL, level, _evidence(lang, notes)))
     text = typer.prompt(say("ask_notes", lang), default="", show_default=False)
     save((rubric.NOTES, None, text.strip()))
 
 
-def _level(printer: Screen, lang: str, name: str, allow_none: bool) -> int:
+def _ask_level(printer: Screen, lang: str, name: str, allow_none: bool) -> int:
     """A level from 1 to 4, or "n" (not observed) where allowed."""
     while True:
         answer = typer.prompt(say("ask_level_n" if allow_none else "ask_level", lang)).strip()
         if allow_none and answer.lower() == "n":
             return rubric.NOT_OBSERVED
-        if answer in {str(n) for n in rubric.LEVELS}:
+        if answer in LEVELS:
             return int(answer)
         printer.say("bad_level", "red", dimension=name, level=answer)
 
@@ -536,8 +496,7 @@ def report_(lang: str = LangOpt, html_file: Path = HtmlOpt, kata: str = KataOpt,
     grader measured, the rubric with its evidence and anchors, the follow-up points covered,
     missed or not asked, the overall recommendation, the final code, the next kata. Your
     notes appear only with --mine, or where you shared them."""
-    lang = _lang(lang)
-    with _guard():
+    with command.guard(console):
         sessions, session, lang = _pick(lang, kata, number)
         built = report.build(sessions.store, session, interview.kata_of(session), lang, mine)
-    _show(document.report(built), html_file)
+    _show(built, html_file)

@@ -5,14 +5,15 @@ reaches the page through markdown-it, which escapes it and shows `code` as code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from rich.console import Console
 
 from harness import cjk, render
+from harness.catalog import Kata
 from harness.interviewer import say
-from harness.interviewer.report import Report
-from harness.interviewer.script import HintLadder, Mistake, Script
+from harness.interviewer.script import Script
+from harness.mutants import Mutant
 from harness.screen import Screen
 from harness.session import rubric
 from harness.session.clock import clock
@@ -41,36 +42,36 @@ class Document:
 
 
 def script(s: Script) -> Document:
-    lang = s.lang
-    doc = Document(lang, say("script_title", lang, title=s.title))
+    kata, lang = s.kata, s.lang
+    doc = Document(lang, say("script_title", lang, title=kata.title(lang)))
     doc.add("title", doc.title)
-    doc.say("script_intro", minutes=f"{s.minutes:g}", levels=len(s.sheets), kata=s.kata)
+    doc.say("script_intro", minutes=f"{kata.spec.minutes:g}", levels=len(s.sheets), kata=kata.name)
     for sheet in s.sheets:
-        doc.add("level", say("sheet", lang, n=sheet.level, total=len(s.sheets), title=sheet.title))
-        plan = sheet.plan
-        doc.say("time", "bold", start=clock(plan.start * 60), end=clock(plan.end * 60),
-                nudges=clock(plan.nudges * 60), pointers=clock(plan.pointers * 60),
-                followups=clock(plan.followups * 60))
+        level = sheet.level
+        doc.add("level", say("sheet", lang, n=level.n, total=len(s.sheets),
+                             title=level.title(lang)))
+        doc.say("time", "bold", **{step: clock(minutes * 60)
+                                   for step, minutes in asdict(sheet.plan).items()})
         doc.say("read_out", "bold")
-        if sheet.brief:
-            doc.add("markdown", sheet.brief)
+        if level.brief:
+            doc.add("markdown", level.brief(lang))
         else:
             doc.say("no_brief", "yellow")
         doc.say("answer_key", "bold")
-        doc.add("markdown", sheet.prompt)
+        doc.add("markdown", level.prompt(lang))
         doc.say("questions", "bold")
         if not sheet.questions:
             doc.say("no_questions", "dim", indent=2)
         for q in sheet.questions:
-            doc.add("text", f"{q.number}. {q.ask}  [{q.id}]", indent=2)
-            doc.add("text", f"→ {q.answer}", "green", indent=5)
-        if sheet.left_open:
+            doc.add("text", f"{q.number}. {q.ask(lang)}  [{q.id}]", indent=2)
+            doc.add("text", f"→ {q.answer(lang)}", "green", indent=5)
+        if level.open:
             doc.say("left_open", "bold")
-            doc.add("text", cjk.flat(sheet.left_open, lang), indent=2)
+            doc.add("text", cjk.flat(level.open(lang), lang), indent=2)
         if sheet.hints:
             doc.say("hints", "bold")
-        for ladder in sheet.hints:
-            _ladder(doc, ladder)
+        for category, titles in sheet.hints.items():
+            _ladder(doc, kata, category, titles)
         if sheet.top:
             doc.say("top_mistakes", "bold")
         for mistake, n in sheet.top:
@@ -85,67 +86,58 @@ def script(s: Script) -> Document:
             doc.add("endfold", "")
     doc.add("section", say("followups", lang))
     for n, f in enumerate(s.followups, start=1):
-        doc.add("text", f"{n}. {f.question}", "bold")
-        for m, point in enumerate(f.points, start=1):
+        doc.add("text", f"{n}. {f.question(lang)}", "bold")
+        for m, point in enumerate(f.points(lang), start=1):
             doc.add("text", f"[ ] {n}.{m} {point}", indent=3)
     doc.add("section", say("selfcheck", lang))
     for item in s.selfcheck:
         doc.add("text", f"[ ] {item}", indent=2)
     if s.other_hints:
         doc.add("section", say("other_hints", lang))
-        for ladder in s.other_hints:
-            _ladder(doc, ladder)
+    for category in s.other_hints:
+        _ladder(doc, kata, category, [])
     if s.other_mistakes:
         doc.add("section", say("other_mistakes", lang))
-        for mistake in s.other_mistakes:
-            _mistake(doc, mistake)
+    for mistake in s.other_mistakes:
+        _mistake(doc, mistake)
     doc.add("section", say("rubric", lang))
-    for n, d in enumerate(s.rubric, start=1):
-        doc.add("text", f"{n}. {d.name}  [{d.id}]", "bold")
-        for level, anchor in enumerate(d.anchors, start=1):
-            doc.say("anchor", level=level, label=rubric.level_name(level, lang), text=anchor,
-                    indent=3)
-            if d.own:
-                doc.say("anchor_own", "cyan", text=d.own[level - 1], indent=5)
+    for n, d in enumerate(rubric.dimensions(), start=1):
+        doc.add("text", f"{n}. {d.name[lang]}  [{d.id}]", "bold")
+        anchors(doc, d, rubric.kata_anchors(kata, d.id, lang))
         doc.add("write", say("write_here", lang))
     doc.add("text", say("overall", lang), "bold")
-    for level, anchor in enumerate(s.overall, start=1):
-        doc.say("anchor", level=level, label=rubric.overall_name(level, lang), text=anchor,
-                indent=3)
+    anchors(doc)
     doc.add("write", say("write_here", lang))
     return doc
 
 
-def _ladder(doc: Document, ladder: HintLadder) -> None:
-    doc.add("text", ladder.category, "cyan bold", indent=2)
+def anchors(doc: Document, d: rubric.Dimension | None = None, own: list[str] = ()) -> None:
+    """A dimension's anchors with the kata's own under each; without one, the overall's."""
+    lang = doc.lang
+    texts = d.anchors[lang] if d else rubric.overall_anchors(lang)
+    for level, anchor in enumerate(texts, start=1):
+        label = rubric.level_name(level, lang) if d else rubric.overall_name(level, lang)
+        doc.say("anchor", level=level, label=label, text=anchor, indent=3)
+        if own:
+            doc.say("anchor_own", "cyan", text=own[level - 1], indent=5)
+
+
+def _ladder(doc: Document, kata: Kata, category: str, titles: list[str]) -> None:
+    doc.add("text", category, "cyan bold", indent=2)
     # no-break spaces: a Chinese line has no other place to wrap, so "2." stays with its text
-    for n, (kind, text) in enumerate((("nudge", ladder.nudge), ("pointer", ladder.pointer)), 1):
+    ladder = zip(("nudge", "pointer"), kata.spec.hints[category](doc.lang), strict=True)
+    for n, (kind, text) in enumerate(ladder, start=1):
         doc.say("labelled", label=f"{n}.\u00a0{say(kind, doc.lang)}", text=text, indent=4)
-    if ladder.titles:
-        doc.say("labelled", "dim", label=say("used_by", doc.lang), text="; ".join(ladder.titles),
+    if titles:
+        doc.say("labelled", "dim", label=say("used_by", doc.lang), text="; ".join(titles),
                 indent=4)
 
 
-def _mistake(doc: Document, mistake: Mistake, count: str = "") -> None:
+def _mistake(doc: Document, mistake: Mutant, count: str = "") -> None:
     planted = f" ({say('planted', doc.lang)})" if mistake.planted else ""
-    doc.add("text", f"· {mistake.text}{planted}{count}  [{mistake.name}]", indent=2)
+    doc.add("text", f"· {mistake.mistake[doc.lang]}{planted}{count}  [{mistake.name}]", indent=2)
     doc.say("labelled", "dim", label=say("caught_by", doc.lang), text="; ".join(mistake.caught_by),
             indent=4)
-
-
-def report(r: Report) -> Document:
-    doc = Document(r.lang, r.title)
-    doc.add("title", r.title)
-    doc.add("text", r.subtitle, "bold")
-    for section in r.sections:
-        if section.title:
-            doc.add("section", section.title)
-        for line in section.lines:
-            doc.add("text", line.text, line.style)
-    if r.code is not None:
-        doc.add("section", say("final_code", r.lang))
-        doc.add("markdown", f"~~~~python\n{r.code}\n~~~~")
-    return doc
 
 
 def show(console: Console, doc: Document) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from harness import catalog, diagnosis, mutants
+from harness.interviewer.suite import HiddenTest
 from harness.interviewer.timeline import likely
 from harness.session.log import Session
 
@@ -18,9 +19,9 @@ def load(kata: catalog.Kata) -> list[mutants.Mutant]:
         return []
 
 
-def level_of(mutant: mutants.Mutant, levels: dict[str, int]) -> int | None:
+def level_of(mutant: mutants.Mutant, tests: list[HiddenTest]) -> int | None:
     """The first level whose hidden tests catch it (None when no title it names exists)."""
-    return min((levels[t] for t in mutant.caught_by if t in levels), default=None)
+    return min((t.level for t in tests if t.title in mutant.caught_by), default=None)
 
 
 def ranked_first(kata: catalog.Kata, sessions: list[Session]) -> Counter:

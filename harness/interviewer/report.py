@@ -1,89 +1,75 @@
 """The candidate's feedback report of a pair session: the timeline (with the size of each change
 to the file), what the grader measured, the interviewer's levels with their evidence and the
 anchors of the level given and the next, the follow-up points covered, missed or not asked, the
-overall recommendation, the final code and the next kata to try. Built as sections of lines, so
-the terminal and the HTML page show the same text. The interviewer's copy (`private`) adds every
+overall recommendation, the final code and the next kata to try. Built as one document, so the
+terminal and the HTML page show the same text. The interviewer's copy (`private`) adds every
 note; the candidate's shows only the notes marked for sharing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from harness import catalog, mutants
 from harness.interviewer import say
-from harness.interviewer.timeline import Line, Timeline, likely
+from harness.interviewer.document import Document
+from harness.interviewer.timeline import Timeline, likely
 from harness.session import interview, rubric
 from harness.session.clock import clock, when
 from harness.session.log import Session, Sessions
 from harness.store import Store
 
 
-@dataclass
-class Section:
-    title: str
-    lines: list[Line] = field(default_factory=list)
-
-
-@dataclass
-class Report:
-    lang: str
-    title: str
-    subtitle: str
-    sections: list[Section]
-    code: str | None = None  # the candidate's file at the last submit
-
-
 def build(store: Store, session: Session, kata: catalog.Kata, lang: str,
-          private: bool = False) -> Report:
-    subtitle = say("report_session", lang, when=when(session.started),
-                   minutes=f"{session.minutes:g}", passed=session.levels_passed,
-                   total=session.levels)
+          private: bool = False) -> Document:
+    doc = Document(lang, say("report_title_private" if private else "report_title", lang,
+                             title=kata.title(lang)))
+    doc.add("title", doc.title)
+    doc.say("report_session", "bold", when=when(session.started), minutes=f"{session.minutes:g}",
+            passed=session.levels_passed, total=session.levels)
+    doc.add("section", say("timeline", lang))
+    if session.is_open:
+        doc.say("still_open", "yellow")
+    doc.say("tl_start")
     timeline = Timeline(session, kata, lang, detail=False, private=private)
-    events = [line for e in session.live for line in timeline.lines(e)]
-    lines = [Line(say("still_open", lang), "yellow")] if session.is_open else []
-    lines += [Line(say("tl_start", lang))] + events
-    if not session.is_open:
-        lines.append(timeline.end())
-    sections = [Section(say("timeline", lang), lines),
-                Section(say("measured", lang), measured(session, kata, lang)),
-                Section(say("assessment", lang), assessment(store, session, kata, lang))]
+    lines = [line for e in session.live for line in timeline.lines(e)]
+    for line in lines if session.is_open else [*lines, timeline.end()]:
+        doc.add("text", line.text, line.style)
+    doc.add("section", say("measured", lang))
+    measured(doc, session, kata)
+    doc.add("section", say("assessment", lang))
+    assessment(doc, rubric.Scores(store).of(session.id), kata)
     selfcheck = kata.spec.selfcheck(lang)
     if selfcheck:
-        sections.append(Section(say("selfcheck", lang),
-                                [Line(f"[ ] {item}") for item in selfcheck]))
+        doc.add("section", say("selfcheck", lang))
+    for item in selfcheck:
+        doc.add("text", f"[ ] {item}")
+    next_kata(doc, store, session, kata)
     last = session.last_submit
-    title = say("report_title_private" if private else "report_title", lang,
-                title=kata.title(lang))
-    return Report(lang, title, subtitle,
-                  sections + [Section("", [next_kata(store, session, kata, lang)])],
-                  last.code if last else None)
+    if last and last.code is not None:
+        doc.add("section", say("final_code", lang))
+        doc.add("markdown", f"~~~~python\n{last.code}\n~~~~")
+    return doc
 
 
-def measured(session: Session, kata: catalog.Kata, lang: str) -> list[Line]:
+def measured(doc: Document, session: Session, kata: catalog.Kata) -> None:
     last = session.last_submit
     counts = last.counts if last and not last.import_error else {}
     passed_at = {level: at for level, at, _ in session.level_times()}
-    lines = []
     for level in range(1, session.levels + 1):
         if level not in counts:
-            lines.append(Line(say("not_submitted", lang, n=level), "dim"))
+            doc.say("not_submitted", "dim", n=level)
             continue
         ok, total = counts[level]
-        text = say("measured_level", lang, n=level, passed=ok, total=total)
+        text = say("measured_level", doc.lang, n=level, passed=ok, total=total)
         if level in passed_at:
-            text += say("measured_passed", lang, at=clock(passed_at[level]))
-        lines.append(Line(text, "green" if ok == total else "red"))
-    asked = len(session.asked)
-    lines.append(Line(say("totals", lang, submits=len(session.submits),
-                          hints=len(session.hints), asked=asked,
-                          total=len(kata.spec.questions))))
+            text += say("measured_passed", doc.lang, at=clock(passed_at[level]))
+        doc.add("text", text, "green" if ok == total else "red")
+    doc.say("totals", submits=len(session.submits), hints=len(session.hints),
+            asked=len(session.asked), total=len(kata.spec.questions))
     hit = hits(session, kata)
-    lines.append(Line(say("hit" if hit else "none_hit", lang)))
+    doc.say("hit" if hit else "none_hit")
     for mutant, first, fixed in hit:
-        lines.append(Line(say("hit_item", lang, mistake=mutant.mistake[lang], name=mutant.name,
-                              at=clock(first), state=say("fixed" if fixed else "still", lang)),
-                          "green" if fixed else "red"))
-    return lines
+        state = say("fixed" if fixed else "still", doc.lang)
+        doc.say("hit_item", "green" if fixed else "red", mistake=mutant.mistake[doc.lang],
+                name=mutant.name, at=clock(first), state=state)
 
 
 def hits(session: Session, kata: catalog.Kata) -> list[tuple]:
@@ -106,52 +92,48 @@ def hits(session: Session, kata: catalog.Kata) -> list[tuple]:
     return out
 
 
-def assessment(store: Store, session: Session, kata: catalog.Kata, lang: str) -> list[Line]:
-    score = rubric.Scores(store).of(session.id)
+def assessment(doc: Document, score: rubric.Score, kata: catalog.Kata) -> None:
+    lang = doc.lang
     if score.empty:
-        return [Line(say("not_scored", lang), "yellow")]
-    lines = []
+        doc.say("not_scored", "yellow")
+        return
     for d in rubric.dimensions():
         level, evidence = score.levels.get(d.id, (None, ""))
-        if level is None:
-            lines.append(Line(say("dim_unscored", lang, name=d.name[lang]), "dim"))
+        if level is None or level == rubric.NOT_OBSERVED:
+            doc.say("dim_unscored" if level is None else "dim_not_observed", "dim",
+                    name=d.name[lang])
             continue
-        if level == rubric.NOT_OBSERVED:
-            lines.append(Line(say("dim_not_observed", lang, name=d.name[lang]), "dim"))
-            continue
-        lines.append(Line(say("dim_line", lang, name=d.name[lang], level=level,
-                              label=rubric.level_name(level, lang)), "bold"))
-        lines.append(Line(say("evidence", lang, text=evidence)))
-        lines.append(Line(say("anchor_given", lang, text=d.anchors[lang][level - 1]), "dim"))
+        doc.say("dim_line", "bold", name=d.name[lang], level=level,
+                label=rubric.level_name(level, lang))
+        doc.say("evidence", text=evidence)
+        doc.say("anchor_given", "dim", text=d.anchors[lang][level - 1])
         if level < rubric.LEVELS[-1]:
-            lines.append(Line(say("anchor_next", lang, level=level + 1,
-                                  text=d.anchors[lang][level]), "dim"))
+            doc.say("anchor_next", "dim", level=level + 1, text=d.anchors[lang][level])
     points = rubric.points(kata)
-    covered = sum(bool(score.covered.get(p)) for p in points)
-    lines.append(Line(say("points", lang, covered=covered, total=len(points)), "bold"))
+    doc.say("points", "bold", covered=sum(bool(score.covered.get(p)) for p in points),
+            total=len(points))
     for f, followup in enumerate(kata.spec.followups, start=1):
-        lines.append(Line(f"{f}. {followup.question(lang)}"))
+        doc.add("text", f"{f}. {followup.question(lang)}")
         for p, text in enumerate(followup.points(lang), start=1):
             value = score.covered.get((f, p), False)
             key, style = ("point_not_asked", "dim") if value is None else \
                 ("point_yes", "green") if value else ("point_no", "red")
-            lines.append(Line(say(key, lang, text=text), style))
+            doc.say(key, style, text=text)
     if score.overall:
         level, evidence = score.overall
-        lines.append(Line(say("overall_line", lang, level=level,
-                              label=rubric.overall_name(level, lang)), "bold"))
-        lines.append(Line(say("evidence", lang, text=evidence)))
-        lines.append(Line(say("anchor_given", lang, text=rubric.overall_anchors(lang)[level - 1]),
-                          "dim"))
+        doc.say("overall_line", "bold", level=level, label=rubric.overall_name(level, lang))
+        doc.say("evidence", text=evidence)
+        doc.say("anchor_given", "dim", text=rubric.overall_anchors(lang)[level - 1])
     if score.notes:
-        lines.append(Line(say("notes", lang, text=score.notes)))
-    return lines
+        doc.say("notes", text=score.notes)
 
 
-def next_kata(store: Store, session: Session, kata: catalog.Kata, lang: str) -> Line:
+def next_kata(doc: Document, store: Store, session: Session, kata: catalog.Kata) -> None:
     if not session.done:
-        return Line(say("again", lang, kata=kata.name), "bold")
+        doc.say("again", "bold", kata=kata.name)
+        return
     chosen = interview.choose(store, Sessions(store), exclude=kata.name)
     if chosen is None:
-        return Line(say("all_done", lang), "bold")
-    return Line(say("next", lang, kata=chosen.name, title=chosen.title(lang)), "bold")
+        doc.say("all_done", "bold")
+    else:
+        doc.say("next", "bold", kata=chosen.name, title=chosen.title(doc.lang))

@@ -58,10 +58,3 @@ def hidden_tests(kata: catalog.Kata) -> list[HiddenTest]:
     _memo[kata.name, key] = found
     return found
 
-
-def levels_by_title(tests: list[HiddenTest]) -> dict[str, int]:
-    """title -> the lowest level it is used at."""
-    found: dict[str, int] = {}
-    for t in tests:
-        found[t.title] = min(t.level, found.get(t.title, t.level))
-    return found

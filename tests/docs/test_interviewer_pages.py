@@ -65,8 +65,7 @@ def write_pages(folder, lang: str) -> list[str]:
         rubric.Scores(store).record(session.id, 1600.0, [
             (d.id, 3, "a line of evidence that is long enough to wrap on a phone screen")
             for d in rubric.dimensions()] + [(rubric.point_item(1, 1), 1, "")])
-        page = document.page(document.report(report.build(store, sessions.get(session.id), AUC,
-                                                           lang)))
+        page = document.page(report.build(store, sessions.get(session.id), AUC, lang))
         (folder / f"report-{lang}.html").write_text(page, encoding="utf-8")
     return [f"script-{lang}.html", f"report-{lang}.html"]
 
