@@ -6,6 +6,8 @@ reaches the page through markdown-it, which escapes it and shows `code` as code.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from string import Template
 
 from rich.console import Console
 
@@ -155,32 +157,8 @@ def show(console: Console, doc: Document) -> None:
             screen.text(b.text, b.style, b.indent)
 
 
-CSS = """
-:root { color-scheme: light; }
-body { margin: 0; background: #fff; color: #1b1b1f; font: 16px/1.55 system-ui, -apple-system,
-  "Segoe UI", "Noto Sans", "Noto Sans CJK TC", "PingFang TC", "Microsoft JhengHei", sans-serif; }
-main { max-width: 50rem; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
-h1 { font-size: 1.6rem; line-height: 1.3; margin: 0 0 .5rem; }
-h2 { font-size: 1.3rem; line-height: 1.3; margin: 2rem 0 .75rem; padding-bottom: .25rem;
-  border-bottom: 2px solid #3f51b5; }
-p { margin: .3rem 0; overflow-wrap: anywhere; }
-code { font: .92em/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
-  background: #f1f2f6; padding: 0 .2em; border-radius: 3px; }
-pre { background: #f1f2f6; padding: .75rem; border-radius: 4px; overflow-x: auto; }
-pre code { background: none; padding: 0; white-space: pre; }
-.markdown { border-left: 4px solid #3f51b5; padding: .1rem .75rem; background: #f3f4fb; }
-table { border-collapse: collapse; } th, td { border: 1px solid #c9ccd4; padding: .3rem .5rem; }
-.green { color: #1e6b34; } .red { color: #a4262c; } .yellow { color: #8a5a00; }
-.dim { color: #5c5f66; font-size: .92rem; } .cyan { color: #0b5c73; } .bold { font-weight: 600; }
-@media print {
-  body { font-size: 11pt; } main { max-width: none; padding: 0; }
-  section.level { break-before: page; } pre, pre code { white-space: pre-wrap; }
-  main > section.level:first-of-type { break-before: auto; }  /* the title shares page 1 */
-  p { break-inside: avoid; } details > summary { list-style: none; }
-}
-.write { margin: .4rem 0 1rem 1.5em; height: 4.5em; border-bottom: 1px solid #9a9da6;
-  color: #5c5f66; font-size: .9rem; }
-"""
+# The page's frame and styles; its icon is empty, or the browser asks the server for one.
+PAGE = Template(Path(__file__).with_name("page.html").read_text(encoding="utf-8"))
 TAGS = {"title": "h1", "level": "h2", "section": "h2"}
 
 
@@ -188,28 +166,23 @@ def page(doc: Document) -> str:
     """The document as one HTML page; markdown-it escapes every text."""
     body, open_section = [], False
     for b in doc.blocks:
+        text = render.MD.renderInline(b.text)
         if b.kind in ("level", "section"):
-            body.append("</section>" if open_section else "")
-            body.append(f'<section class="{b.kind}">')
+            body += ["</section>" if open_section else "", f'<section class="{b.kind}">']
             open_section = True
         if b.kind in TAGS:
-            body.append(f"<{TAGS[b.kind]}>{render.MD.renderInline(b.text)}</{TAGS[b.kind]}>")
+            body.append(f"<{TAGS[b.kind]}>{text}</{TAGS[b.kind]}>")
         elif b.kind == "markdown":
             body.append(f'<div class="markdown">{render.html(b.text, doc.lang)}</div>')
         elif b.kind == "write":
-            body.append(f'<div class="write">{render.MD.renderInline(b.text)}</div>')
+            body.append(f'<div class="write">{text}</div>')
         elif b.kind == "fold":
-            body.append(f'<details><summary class="{b.style}">'
-                        f'{render.MD.renderInline(b.text)}</summary>')
+            body.append(f'<details><summary class="{b.style}">{text}</summary>')
         elif b.kind == "endfold":
             body.append("</details>")
         else:
             style = f' style="margin-left: {b.indent / 2:g}em"' if b.indent else ""
-            body.append(f'<p class="{b.style}"{style}>{render.MD.renderInline(b.text)}</p>')
+            body.append(f'<p class="{b.style}"{style}>{text}</p>')
     body.append("</section>" if open_section else "")
-    title = render.MD.renderInline(doc.title)
-    return (f'<!DOCTYPE html>\n<html lang="{doc.lang}">\n<head>\n<meta charset="utf-8">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            '<link rel="icon" href="data:,">\n'  # or the browser asks the server for one
-            f"<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
-            + "\n".join(filter(None, body)) + "\n</main>\n</body>\n</html>\n")
+    return PAGE.substitute(lang=doc.lang, title=render.MD.renderInline(doc.title),
+                           body="\n".join(filter(None, body)))

@@ -43,16 +43,16 @@ def follow(console: Console, sessions: Sessions, session: Session, kata: catalog
     """Print every event of the session as it lands, with a clock line between; return when the
     session ends (True) or disappears from the store (False)."""
     printer, timeline = Screen(console, lang, wrap=True), Timeline(session, kata, lang, detail=True)
-    state = {"session": session, "seen": 0}
+    seen = 0  # events printed so far
 
     def line() -> str:
-        s = state["session"]
+        s = timeline.session  # the latest look at it
         n, left = min(s.level, s.levels), s.left(interview.now())
         if left <= 0:
             return say("watch_late", lang, n=n, total=s.levels)
         return say("watch_line", lang, n=n, total=s.levels, left=clock(left))
 
-    countdown = Countdown(console, line, lambda: state["session"].left(interview.now()))
+    countdown = Countdown(console, line, lambda: timeline.session.left(interview.now()))
     with countdown:
         while True:
             try:
@@ -62,8 +62,7 @@ def follow(console: Console, sessions: Sessions, session: Session, kata: catalog
             except SessionError:  # the store was replaced (a corrupt file moved aside)
                 return False
             if fresh is not None:
-                state["session"] = timeline.session = fresh
-                new, state["seen"] = fresh.events[state["seen"]:], len(fresh.events)
+                timeline.session, new, seen = fresh, fresh.events[seen:], len(fresh.events)
                 if new or not fresh.is_open:
                     with countdown.paused():
                         for event in new:
