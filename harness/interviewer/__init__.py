@@ -1,11 +1,7 @@
-"""`kata interviewer`: what a person needs to interview someone else on a kata, on the session
-layer (harness.session).
-
-script (the sheet per level, read from both metadata files and the mutants), suite (the hidden
-tests' titles by level), mistakes (which classic mistakes a failing title points at), watch (the
-live view of the open session), timeline and report (the candidate's feedback), document (both
-as one document: on the terminal, or one HTML page) and commands (the CLI). `say` speaks the
-catalogue's `interviewer` section."""
+"""`kata interviewer`: interviewing someone else on a kata, on the session layer. script (a sheet
+per level), suite (the hidden tests by level), mistakes (the kata's mutants), watch (the live
+view), timeline and report (the feedback), document (on the terminal, or one HTML page) and
+commands (the CLI). `say` speaks the catalogue's `interviewer` section."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""The candidate's feedback report of a pair session: the timeline (with the size of each change
-to the file), what the grader measured, the interviewer's levels with their evidence and the
-anchors of the level given and the next, the follow-up points covered, missed or not asked, the
-overall recommendation, the final code and the next kata to try. Built as one document, so the
-terminal and the HTML page show the same text. The interviewer's copy (`private`) adds every
-note; the candidate's shows only the notes marked for sharing."""
+"""The candidate's feedback report of a pair session, as one document: the timeline, what the
+grader measured, the rubric with its evidence and anchors, the follow-up points, the final code
+and the next kata. The interviewer's copy (`private`) adds every note; the candidate's shows
+only the notes marked for sharing."""
 
 from __future__ import annotations
 

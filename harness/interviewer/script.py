@@ -1,11 +1,7 @@
-"""The interviewer's script of a kata: one sheet per level, then the follow-ups and the rubric.
-
-Each sheet holds, in the order an interviewer needs them: the time plan, the brief to read out,
-the full prompt as the answer key, the clarifying questions with their answers (and what the
-level leaves open), the hint ladder of every hint category its hidden tests use, and the classic
-mistakes that show first at that level with the titles that catch them. The sheets point into
-the kata's metadata and mutants; harness.interviewer.document lays them out in one language.
-"""
+"""The interviewer's script of a kata: one sheet per level (the time plan, its questions, the
+hint categories its hidden tests use and the classic mistakes that show first at it), then the
+follow-ups and the rubric. It points into the kata's metadata and mutants; document lays it out
+in one language."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""A hidden suite's tests by level, title and hint category, as the grader collects them.
-
-Collecting takes a child pytest process (seconds), so the result is kept under the store's
-folder, keyed by the suite's files: an edited suite is collected again.
-"""
+"""A hidden suite's tests by level, title and hint category, as the grader collects them: a child
+pytest process (seconds), so kept under the store's folder, keyed by the suite's files."""
 
 from __future__ import annotations
 

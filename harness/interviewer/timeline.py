@@ -1,10 +1,6 @@
-"""A session's log as the interviewer reads it: one line per event, in the session's clock.
-
-The live view (`detail`) shows each submit once with the verdicts the candidate saw, at most two
-likely mistakes ranked by the diagnosis (harness/diagnosis.py), and the diff of the candidate's
-file since the previous submit; the report keeps the verdict lines and a diff's size. Notes are
-the interviewer's: the report shows one only in the interviewer's copy or when it is shared.
-"""
+"""A session's log as the interviewer reads it: one line per event, in the session's clock. The
+live view (`detail`) shows each submit with the verdicts the candidate saw, at most two likely
+mistakes and the diff since the previous submit; the report, the verdict and the diff's size."""
 
 from __future__ import annotations
 
