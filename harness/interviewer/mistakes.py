@@ -1,12 +1,10 @@
-"""The kata's classic mistakes (its mutants), at which level each one shows first, and how often
-the diagnosis ranks each one first."""
+"""The kata's classic mistakes (its mutants), and how often the diagnosis ranks each one first."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from harness import catalog, diagnosis, mutants
-from harness.interviewer.suite import HiddenTest
 from harness.interviewer.timeline import likely
 from harness.session.log import Session
 
@@ -17,11 +15,6 @@ def load(kata: catalog.Kata) -> list[mutants.Mutant]:
         return mutants.load(kata)
     except mutants.MutantError:
         return []
-
-
-def level_of(mutant: mutants.Mutant, tests: list[HiddenTest]) -> int | None:
-    """The first level whose hidden tests catch it (None when no title it names exists)."""
-    return min((t.level for t in tests if t.title in mutant.caught_by), default=None)
 
 
 def ranked_first(kata: catalog.Kata, sessions: list[Session]) -> Counter:

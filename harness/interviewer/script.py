@@ -74,8 +74,8 @@ def build(kata: catalog.Kata, lang: str, tests: list[HiddenTest],
                 titles.append(t.title)
     placed = {category for sheet in sheets for category in sheet.hints}
     other_mistakes = []
-    for m in mistakes.load(kata):
-        level = mistakes.level_of(m, tests)
+    for m in mistakes.load(kata):  # at the first level whose hidden tests catch it
+        level = min((t.level for t in tests if t.title in m.caught_by), default=None)
         (sheets[level - 1].mistakes if level else other_mistakes).append(m)
     for sheet in sheets:  # stable: ties stay in mutants.toml's order
         ranked = sorted(sheet.mistakes, key=lambda m: -firsts.get(m.name, 0))
