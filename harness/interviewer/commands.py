@@ -455,7 +455,7 @@ def _ask(kata: catalog.Kata, session: Session, lang: str, stored: rubric.Score, 
     if stored.overall is None:
         sheet = document.Document(lang, say("overall", lang))
         sheet.add("text", sheet.title, "bold")
-        document.anchors(sheet)
+        document.anchors(sheet, None)
         document.show(console, sheet)
         level = _ask_level(printer, lang, rubric.OVERALL, allow_none=False)
         save((rubric.OVERALL, level, _evidence(lang, notes)))

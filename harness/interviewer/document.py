@@ -108,13 +108,13 @@ def script(s: Script) -> Document:
         anchors(doc, d, rubric.kata_anchors(kata, d.id, lang))
         doc.add("write", say("write_here", lang))
     doc.add("text", say("overall", lang), "bold")
-    anchors(doc)
+    anchors(doc, None)
     doc.add("write", say("write_here", lang))
     return doc
 
 
-def anchors(doc: Document, d: rubric.Dimension | None = None, own: list[str] = ()) -> None:
-    """A dimension's anchors with the kata's own under each; without one, the overall's."""
+def anchors(doc: Document, d: rubric.Dimension | None, own: list[str] | None = None) -> None:
+    """A dimension's anchors, the kata's `own` under each; with None, the overall's."""
     lang = doc.lang
     texts = d.anchors[lang] if d else rubric.overall_anchors(lang)
     for level, anchor in enumerate(texts, start=1):
@@ -151,9 +151,7 @@ def show(console: Console, doc: Document) -> None:
             screen.markdown(b.text)
         elif b.kind == "write":
             screen.text(f"{b.text} {'_' * 40}", "dim", 3)
-        elif b.kind == "endfold":
-            continue
-        else:
+        elif b.kind != "endfold":  # a fold's title is text on the terminal: nothing folds
             screen.text(b.text, b.style, b.indent)
 
 
