@@ -1,9 +1,9 @@
-"""A mock interview's state: one row per session and an append-only log of what happened in it.
+"""A mock interview's state: one row per session and an append-only log of what happened in it
+(the tables mock_sessions and mock_events of harness.store.SCHEMA).
 
 State is derived from the log with set semantics (the first pass of a level counts, a question
 asked twice counts once), so two `kata` commands racing on one session cannot double anything.
-Every step is one transaction through `Store.transaction()`: a killed process loses at most the
-step it was writing, never an earlier one.
+Every step is one transaction: a killed process loses at most the step it was writing.
 """
 
 from __future__ import annotations
@@ -14,9 +14,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from harness.store import Store
-
-# The tables (mock_sessions, mock_events) are part of the progress store's one versioned schema:
-# see harness.store.SCHEMA.
 
 COLUMNS = "id, kata, file, lang, levels, minutes, started, ended, reason, mode"
 
@@ -134,14 +131,9 @@ class Session:
         return max(0.0, self.deadline - now)
 
     @property
-    def undone(self) -> set[int]:
-        """The ids of the events taken back by an undo."""
-        return {e.data["event"] for e in self.events if e.kind == Kind.UNDO}
-
-    @property
     def live(self) -> list[Event]:
         """The events that stand: neither an undo nor one taken back."""
-        undone = self.undone
+        undone = {e.data["event"] for e in self.events if e.kind == Kind.UNDO}
         return [e for e in self.events if e.kind != Kind.UNDO and e.id not in undone]
 
     def of(self, kind: Kind) -> list[Event]:
@@ -189,14 +181,13 @@ class Session:
     @property
     def asked(self) -> list[int]:
         """Every question answered, however it was asked."""
-        return sorted({e.data["question"] for e in self.of(Kind.ASK)})
+        return sorted(self.first_asked())
 
     @property
     def asked_own(self) -> list[int]:
         """The questions asked in the candidate's own words and matched (or, in a pair session,
         answered by the interviewer); the rest of `asked` were picked from a list or by number."""
-        return sorted({e.data["question"] for e in self.of(Kind.ASK)
-                       if e.data.get("how", Asked.OWN) == Asked.OWN})
+        return sorted(self.first_asked(Asked.OWN))
 
     def first_asked(self, how: Asked | None = None) -> dict[int, tuple[float, int]]:
         """question -> (seconds into the session, level) when it was first asked (`how`: so)."""
@@ -232,14 +223,7 @@ class Session:
     def score(self) -> float | None:
         """The share of hidden tests the last submit passed (None before any submit)."""
         last = self.last_submit
-        if last is None or not last.hidden[1]:
-            return None
-        passed, total = last.hidden
-        return passed / total
-
-    def hint_steps(self, category: str) -> set[int]:
-        """The steps of a hint category given so far (0 = nudge, 1 = pointer)."""
-        return {step for c, step in self.hints if c == category}
+        return last.hidden[0] / last.hidden[1] if last and last.hidden[1] else None
 
 
 class Sessions:
