@@ -131,11 +131,8 @@ class Screen(Base):
 
     def hints(self, session: Session, kata: catalog.Kata,
               hints: list[interview.Hint] | None) -> None:
-        if hints is None:
-            self.say("hint_submit_first", "yellow", n=session.level)
-            return
-        if not hints:
-            self.say("hint_none", "yellow", n=session.level)
+        if not hints:  # None: no submit yet
+            self.say("hint_none" if hints == [] else "hint_submit_first", "yellow", n=session.level)
             return
         if not hints[0].counted:
             self.say("hints_spent", "yellow")
@@ -151,14 +148,11 @@ class Screen(Base):
         title = kata.title(self.lang) if kata else session.kata
         self.rule(self.words("scorecard", title=title))
         self.say("levels_passed", "bold", n=session.levels_passed, total=session.levels)
-        times = {level: (at, took) for level, at, took in session.level_times()}
-        for level in range(1, session.levels + 1):
-            if level in times:
-                at, took = times[level]
-                self.say("level_time", "green", n=level, at=clock(at), took=clock(took))
-            else:
-                reached = level == session.level
-                self.say("level_not_passed" if reached else "level_not_reached", "red", n=level)
+        for level, at, took in session.level_times():
+            self.say("level_time", "green", n=level, at=clock(at), took=clock(took))
+        for level in range(session.levels_passed + 1, session.levels + 1):
+            reached = level == session.level
+            self.say("level_not_passed" if reached else "level_not_reached", "red", n=level)
         failures, last = interview.failures(session), session.last_submit
         if last is not None and last.time_up:
             self.say("time_up_graded")

@@ -12,6 +12,7 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import count
 
 from harness.store import Store
 
@@ -156,10 +157,8 @@ class Session:
     @property
     def level(self) -> int:
         """The level being worked on: the first one not passed (levels + 1 once all have)."""
-        level = 1
-        while level in self.passed:
-            level += 1
-        return level
+        passed = self.passed
+        return next(n for n in count(1) if n not in passed)
 
     @property
     def levels_passed(self) -> int:
@@ -216,8 +215,7 @@ class Session:
 
     @property
     def last_submit(self) -> Submit | None:
-        submits = self.submits
-        return submits[-1] if submits else None
+        return next(reversed(self.submits), None)
 
     @property
     def score(self) -> float | None:
@@ -226,21 +224,18 @@ class Session:
         return last.hidden[0] / last.hidden[1] if last and last.hidden[1] else None
 
 
+@dataclass(frozen=True)
 class Sessions:
     """The mock sessions kept in the progress store, next to its attempts."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    store: Store
 
     def start(self, kata: str, file: str, lang: str, levels: int, minutes: float,
               at: float, mode: Mode = Mode.SOLO) -> Session:
         try:
             with self.store.transaction() as db:
-                cur = db.execute(
-                    "INSERT INTO mock_sessions (kata, file, lang, levels, minutes, started, open, "
-                    "mode) VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
-                    (kata, file, lang, levels, minutes, at, mode.value))
-                sid = cur.lastrowid
+                sid = db.execute("INSERT INTO mock_sessions (kata, file, lang, levels, minutes, "
+                                 "started, open, mode) VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
+                                 (kata, file, lang, levels, minutes, at, mode.value)).lastrowid
         except sqlite3.IntegrityError as exc:
             current = self.current()
             raise SessionError(current.kata if current else "?") from exc
@@ -251,18 +246,17 @@ class Sessions:
         """Add (kind, level, data) events, and close the session too when `finish` is given,
         all in one transaction. Closing twice (another command got there first) changes nothing.
         """
-        ids = []
+        added = []
         with self.store.transaction() as db:
             for kind, level, data in entries:
-                ids.append(db.execute("INSERT INTO mock_events (session, at, kind, level, data) "
-                                      "VALUES (?, ?, ?, ?, ?)",
-                                      (session.id, at, kind.value, level,
-                                       json.dumps(data))).lastrowid)
+                row = db.execute("INSERT INTO mock_events (session, at, kind, level, data) "
+                                 "VALUES (?, ?, ?, ?, ?)",
+                                 (session.id, at, kind.value, level, json.dumps(data))).lastrowid
+                added.append(Event(at, kind, level, data, row))
             if finish is not None:
                 db.execute("UPDATE mock_sessions SET ended = ?, reason = ?, open = NULL "
                            "WHERE id = ? AND ended IS NULL", (at, finish.value, session.id))
-        session.events += [Event(at, kind, level, data, i)
-                           for (kind, level, data), i in zip(entries, ids, strict=True)]
+        session.events += added
         if finish is not None:
             fresh = self.get(session.id)
             session.ended, session.reason = fresh.ended, fresh.reason
@@ -272,8 +266,7 @@ class Sessions:
 
     def current(self) -> Session | None:
         """The open session, if there is one."""
-        found = self._load("WHERE open = 1")
-        return found[0] if found else None
+        return next(iter(self._load("WHERE open = 1")), None)
 
     def last_finished(self) -> Session | None:
         found = self._load("WHERE ended IS NOT NULL")
@@ -281,8 +274,7 @@ class Sessions:
 
     def last_pair(self) -> Session | None:
         """The pair session started last, open or finished."""
-        found = self.pairs()
-        return found[-1] if found else None
+        return next(reversed(self.pairs()), None)
 
     def pairs(self) -> list[Session]:
         """Every pair session, the first started first."""
