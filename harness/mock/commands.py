@@ -4,7 +4,7 @@ command can be interrupted (Ctrl-C, a closed terminal) and the next one picks th
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import typer
@@ -272,11 +272,9 @@ def watch_file(lang: str = LangOpt) -> None:
                               lambda: session.is_open)
 
         def on_save() -> bool:
-            with countdown.paused():
-                try:
-                    _submit(sessions, session, kata, screen)
-                except typer.Exit:  # the file vanished mid-save: wait for it to come back
-                    pass
+            # typer.Exit: the file vanished mid-save, so wait for it to come back
+            with countdown.paused(), suppress(typer.Exit):
+                _submit(sessions, session, kata, screen)
             return session.is_open
 
         def on_tick() -> bool:

@@ -16,8 +16,6 @@ from itertools import count
 
 from harness.store import Store
 
-COLUMNS = "id, kata, file, lang, levels, minutes, started, ended, reason, mode"
-
 
 class Reason(StrEnum):
     """Why a session ended."""
@@ -291,7 +289,8 @@ class Sessions:
 
     def _load(self, where: str, args: tuple = ()) -> list[Session]:
         with self.store.transaction() as db:
-            rows = db.execute(f"SELECT {COLUMNS} FROM mock_sessions {where} ORDER BY started, id",
+            rows = db.execute("SELECT id, kata, file, lang, levels, minutes, started, ended, "
+                              f"reason, mode FROM mock_sessions {where} ORDER BY started, id",
                               args).fetchall()
             sessions = [Session(*row[:8], Reason(row[8]) if row[8] else None, Mode(row[9]))
                         for row in rows]
