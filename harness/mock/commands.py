@@ -3,6 +3,8 @@ command can be interrupted (Ctrl-C, a closed terminal) and the next one picks th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import typer
@@ -10,7 +12,6 @@ from rich.console import Console
 
 from harness import catalog, command, grading
 from harness.command import SessionLangOpt as LangOpt
-from harness.command import checked_lang as _lang
 from harness.countdown import Countdown
 from harness.lang import lang as default_lang
 from harness.mock import watch
@@ -40,25 +41,26 @@ mock = command.App(
          "have not passed yet when KATA is left out) or shows the open one; it is short for "
          "`kata mock start`.")
 
-def _guard(lang: str):
+
+def _guard(lang: str | None):
     """Clear messages instead of tracebacks for a busy store and for Ctrl-C."""
-    return command.guard(console, say("mock.interrupted", lang))
+    return command.guard(console, say("mock.interrupted", lang or default_lang()))
 
 
-def _sessions() -> Sessions:
-    return Sessions(command.open_store(console))
+@contextmanager
+def _opened(lang: str | None, need_kata: bool = True) -> Iterator[
+        tuple[Sessions, Session, catalog.Kata | None, Screen]]:
+    """`_open`, guarded, for the `--lang` given."""
+    lang = command.checked_lang(lang)
+    with _guard(lang):
+        sessions = Sessions(command.open_store(console))
+        yield sessions, *_open(sessions, lang, need_kata)
 
 
-def _expire(sessions: Sessions, session: Session, screen: Screen) -> bool:
-    """interview.expire, saying first that the file is graded when time is up."""
-    if session.is_open and interview.now() >= session.deadline:
-        screen.say("grading", file=session.file)
-    return interview.expire(sessions, session)
-
-
-def _open(lang: str | None, need_kata: bool = True):
-    """The open session, its kata and a screen; ends the session first when its time is up."""
-    sessions = _sessions()
+def _open(sessions: Sessions, lang: str | None, need_kata: bool = True
+          ) -> tuple[Session, catalog.Kata | None, Screen]:
+    """The open session, its kata and a screen; a session whose time is up ends first, with its
+    scorecard, and the command with it."""
     session = sessions.current()
     if session is None:
         last = sessions.last_finished()
@@ -76,7 +78,14 @@ def _open(lang: str | None, need_kata: bool = True):
     if kata is None and need_kata:
         screen.say("kata_gone", "red", kata=session.kata)
         raise typer.Exit(2)
-    return sessions, session, kata, screen
+    return session, kata, screen
+
+
+def _expire(sessions: Sessions, session: Session, screen: Screen) -> bool:
+    """interview.expire, saying first that the file is graded when time is up."""
+    if session.is_open and interview.now() >= session.deadline:
+        screen.say("grading", file=session.file)
+    return interview.expire(sessions, session)
 
 
 @mock.command()
@@ -93,26 +102,19 @@ def start(name: str = typer.Argument(None, metavar="KATA",
                                          "no question and gives no hint")
           ) -> None:
     """Start a session, or show the open one."""
-    lang = _lang(lang)
+    lang = command.checked_lang(lang)
     if minutes is not None and minutes <= 0:
         raise typer.BadParameter(say("cli.minutes_positive", minutes=minutes))
     if file is not None and file.exists() and not file.is_file():
         raise typer.BadParameter(say("cli.not_a_file", file=file))
-    with _guard(lang or default_lang()):
-        sessions = _sessions()
-        current = sessions.current()
-        if current is not None:
-            screen, kata = Screen(console, lang or current.lang), interview.kata_of(current)
-            if _expire(sessions, current, screen):
-                screen.end(current, kata)
-                return
-            if kata is None:
-                screen.say("kata_gone", "red", kata=current.kata)
-                raise typer.Exit(2)
-            if name not in (None, current.kata):
-                screen.say("other_open", "red", kata=current.kata)
+    with _guard(lang):
+        sessions = Sessions(command.open_store(console))
+        if sessions.current() is not None:
+            session, kata, screen = _open(sessions, lang)
+            if name not in (None, session.kata):
+                screen.say("other_open", "red", kata=session.kata)
                 raise typer.Exit(1)
-            screen.session(current, kata, resumed=True)
+            screen.session(session, kata, resumed=True)
             return
         lang = lang or default_lang()
         screen = Screen(console, lang)
@@ -165,9 +167,7 @@ def _pick(name: str | None, sessions: Sessions, screen: Screen) -> catalog.Kata:
 @mock.command()
 def status(lang: str = LangOpt) -> None:
     """The current level's prompt and the clock."""
-    lang = _lang(lang)
-    with _guard(lang or default_lang()):
-        _, session, kata, screen = _open(lang)
+    with _opened(lang) as (_, session, kata, screen):
         screen.session(session, kata)
 
 
@@ -176,13 +176,11 @@ def questions(lang: str = LangOpt) -> None:
     """The clarifying questions the interviewer can answer.
 
     Answers are shown for those you asked."""
-    lang = _lang(lang)
-    with _guard(lang or default_lang()):
-        _, session, kata, screen = _open(lang)
+    with _opened(lang) as (_, session, kata, screen):
         if session.mode == Mode.PAIR:
             screen.say("pair_ask")
-            return
-        screen.questions(session, kata)
+        else:
+            screen.questions(session, kata)
 
 
 @mock.command()
@@ -192,9 +190,7 @@ def ask(question: str = typer.Argument(..., help="your question in your own word
     """Ask the interviewer a clarifying question.
 
     It costs nothing, and the scorecard lists it."""
-    lang = _lang(lang)
-    with _guard(lang or default_lang()):
-        sessions, session, kata, screen = _open(lang)
+    with _opened(lang) as (sessions, session, kata, screen):
         if session.mode == Mode.PAIR:
             screen.say("pair_ask", "yellow")
             raise typer.Exit(1)
@@ -205,15 +201,10 @@ def ask(question: str = typer.Argument(..., help="your question in your own word
 def submit(hint: bool = typer.Option(False, "--hint", help="also show the next hint (counted)"),
            lang: str = LangOpt) -> None:
     """Grade your file; a level passed in full unlocks the next."""
-    lang = _lang(lang)
-    with _guard(lang or default_lang()):
-        sessions, session, kata, screen = _open(lang)
+    with _opened(lang) as (sessions, session, kata, screen):
         passed = _submit(sessions, session, kata, screen, hinting=hint)
         if hint and session.is_open and not passed:
-            if session.mode == Mode.PAIR:
-                screen.say("pair_hint", "yellow")
-            else:
-                screen.hints(session, kata, interview.hint(sessions, session, kata))
+            _hint(sessions, session, kata, screen)
         raise typer.Exit(0 if passed else 1)
 
 
@@ -242,13 +233,16 @@ def hint(lang: str = LangOpt) -> None:
     """The next hint for a failing hidden test (counted).
 
     A nudge first, then a pointer."""
-    lang = _lang(lang)
-    with _guard(lang or default_lang()):
-        sessions, session, kata, screen = _open(lang)
-        if session.mode == Mode.PAIR:
-            screen.say("pair_hint", "yellow")
-            raise typer.Exit(1)
-        screen.hints(session, kata, interview.hint(sessions, session, kata))
+    with _opened(lang) as (sessions, session, kata, screen):
+        _hint(sessions, session, kata, screen)
+
+
+def _hint(sessions: Sessions, session: Session, kata: catalog.Kata, screen: Screen) -> None:
+    """The next hint; none in a pair session, where the interviewer gives them (exit 1)."""
+    if session.mode == Mode.PAIR:
+        screen.say("pair_hint", "yellow")
+        raise typer.Exit(1)
+    screen.hints(session, kata, interview.hint(sessions, session, kata))
 
 
 @mock.command()
@@ -256,38 +250,31 @@ def spec(lang: str = LangOpt) -> None:
     """The full prompt of the levels open so far.
 
     Where levels open with their brief, the scorecard notes that you opened it."""
-    lang = _lang(lang)
-    with _guard(lang or default_lang()):
-        sessions, session, kata, screen = _open(lang)
+    with _opened(lang) as (sessions, session, kata, screen):
         interview.spec(sessions, session)
         screen.spec(session, kata)
 
 
 @mock.command("watch")
-def watch_file(lang: str = LangOpt,
-               interval: float = typer.Option(watch.INTERVAL, hidden=True)) -> None:
+def watch_file(lang: str = LangOpt) -> None:
     """Grade your file on every save, with the countdown.
 
     Ctrl-C stops watching."""
-    lang = _lang(lang)
-    with _guard(lang or default_lang()):
-        sessions, session, kata, screen = _open(lang)
+    with _opened(lang) as (sessions, session, kata, screen):
         file = Path(session.file)
         screen.say("watching", file=file)
 
         def line() -> str:
-            return screen.words("watch_line", n=min(session.level, session.levels),
-                       left=clock(session.left(interview.now())), file=file.name)
+            return screen.words("watch_line", n=interview.shown(session),
+                                left=clock(session.left(interview.now())), file=file.name)
 
         countdown = Countdown(console, line, lambda: session.left(interview.now()),
                               lambda: session.is_open)
 
         def on_save() -> bool:
-            with countdown.paused():
-                try:
-                    _submit(sessions, session, kata, screen)
-                except typer.Exit:  # the file vanished mid-save: wait for it to come back
-                    pass
+            # typer.Exit: the file vanished mid-save, so wait for it to come back
+            with countdown.paused(), suppress(typer.Exit):
+                _submit(sessions, session, kata, screen)
             return session.is_open
 
         def on_tick() -> bool:
@@ -301,7 +288,7 @@ def watch_file(lang: str = LangOpt,
 
         try:
             with countdown:
-                watch.watch(file, on_save, on_tick, interval)
+                watch.watch(file, on_save, on_tick)
         except KeyboardInterrupt:
             screen.say("watch_stopped", "yellow")
 
@@ -311,9 +298,9 @@ def scorecard(lang: str = LangOpt) -> None:
     """The scorecard of your last finished session, again.
 
     With its follow-up questions."""
-    lang = _lang(lang)
-    with _guard(lang or default_lang()):
-        session = _sessions().last_finished()
+    lang = command.checked_lang(lang)
+    with _guard(lang):
+        session = Sessions(command.open_store(console)).last_finished()
         if session is None:
             Screen(console, lang or default_lang()).say("no_finished", "yellow")
             raise typer.Exit(1)
@@ -325,8 +312,6 @@ def end(lang: str = LangOpt) -> None:
     """End the session now, with its scorecard.
 
     Then the follow-up questions and the self-check."""
-    lang = _lang(lang)
-    with _guard(lang or default_lang()):
-        sessions, session, kata, screen = _open(lang, need_kata=False)
+    with _opened(lang, need_kata=False) as (sessions, session, kata, screen):
         sessions.finish(session, Reason.ENDED, interview.now())
         screen.end(session, kata)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+from collections import Counter
 
 from rich.console import Console
 
@@ -10,8 +10,8 @@ from harness import catalog, cjk
 from harness.results import counted, times
 from harness.screen import Screen as Base
 from harness.session import interview
-from harness.session.clock import clock
-from harness.session.log import Asked, Failure, Mode, Reason, Session
+from harness.session.clock import clock, when
+from harness.session.log import Asked, Failure, Mode, Session
 from harness.session.matcher import Outcome
 
 
@@ -41,15 +41,13 @@ class Screen(Base):
 
     def session(self, session: Session, kata: catalog.Kata, resumed: bool = False) -> None:
         if resumed:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(session.started))
-            self.say("resumed", kata=kata.name, when=when)
+            self.say("resumed", kata=kata.name, when=when(session.started))
         banner = "banner_pair" if session.mode == Mode.PAIR else "banner"
         self.say(banner, "bold", title=kata.title(self.lang), minutes=f"{session.minutes:g}",
                  file=session.file)
         self.level(kata, session.level, session.briefed)
         self.clock(session)
-        self.say({Mode.SOLO: "how_to", Mode.BRIEF: "how_to_brief",
-                  Mode.PAIR: "how_to_pair"}[session.mode])
+        self.say(f"how_to_{session.mode}")
 
     def numbered(self, indices: list[int], kata: catalog.Kata, answers: set[int] = frozenset()
                  ) -> None:
@@ -62,7 +60,7 @@ class Screen(Base):
 
     def questions(self, session: Session, kata: catalog.Kata) -> None:
         """The questions of the levels open so far, numbered as in kata.toml (and the script)."""
-        shown = interview.open_questions(session, kata)
+        shown = [q.number - 1 for q in kata.spec.questions if q.level <= interview.shown(session)]
         asked = [i for i in session.asked if i in shown]
         self.say("questions", "bold", asked=len(asked), total=len(shown))
         self.numbered(shown, kata, set(session.asked))
@@ -105,32 +103,26 @@ class Screen(Base):
     def verdict(self, session: Session, kata: catalog.Kata, v: interview.Verdict,
                 hinting: bool = False) -> None:
         """`hinting`: a hint follows (`submit --hint`), so no line says how to ask for one."""
-        self.judged(session, kata, v, hinting)
-        if v.recorded:
-            self.say("recorded" if v.stored else "not_recorded", "dim", why=v.recorded)
-
-    def judged(self, session: Session, kata: catalog.Kata, v: interview.Verdict,
-               hinting: bool = False) -> None:
         if v.import_error:
             self.say("import_error", "red", error=v.import_error)
-            self.clock(session)
-            return
-        if v.passed:
+        elif v.passed:
             _, at, took = session.level_times()[v.level - 1]
             self.say("level_passed", "green bold", n=v.level, at=clock(at), took=clock(took))
             if not session.done:
                 self.say("unlocked", "bold", n=session.level)
                 self.level(kata, session.level, session.briefed)
-                self.clock(session)
-            return
-        self.say("level_counts", "red", n=v.level, passed=v.counts[0], total=v.counts[1])
-        if v.counts[0] == v.counts[1]:
-            self.say("lower_failing", "red", n=v.level)
-        self.say("failing")
-        self.failures(v.failures, v.level)
-        if not hinting:
-            self.say("hint_how_pair" if session.mode == Mode.PAIR else "hint_how")
-        self.clock(session)
+        else:
+            self.say("level_counts", "red", n=v.level, passed=v.counts[0], total=v.counts[1])
+            if v.counts[0] == v.counts[1]:
+                self.say("lower_failing", "red", n=v.level)
+            self.say("failing")
+            self.failures(v.failures, v.level)
+            if not hinting:
+                self.say("hint_how_pair" if session.mode == Mode.PAIR else "hint_how")
+        if not session.done:  # the last level passed: the scorecard follows
+            self.clock(session)
+        if v.recorded:
+            self.say("recorded" if v.stored else "not_recorded", "dim", why=v.recorded)
 
     def failures(self, failures: list[Failure], current: int | None = None) -> None:
         for (level, title, verdict), n in counted((f.level, f.title, f.verdict) for f in failures):
@@ -139,11 +131,8 @@ class Screen(Base):
 
     def hints(self, session: Session, kata: catalog.Kata,
               hints: list[interview.Hint] | None) -> None:
-        if hints is None:
-            self.say("hint_submit_first", "yellow", n=session.level)
-            return
-        if not hints:
-            self.say("hint_none", "yellow", n=session.level)
+        if not hints:  # None: no submit yet
+            self.say("hint_none" if hints == [] else "hint_submit_first", "yellow", n=session.level)
             return
         if not hints[0].counted:
             self.say("hints_spent", "yellow")
@@ -155,20 +144,15 @@ class Screen(Base):
 
     def end(self, session: Session, kata: catalog.Kata | None) -> None:
         """The reason, the scorecard, then the follow-up discussion and the self-check list."""
-        key = {Reason.PASSED: "end_passed", Reason.TIME: "end_time"}.get(session.reason,
-                                                                           "end_ended")
-        self.say(key, "bold")
+        self.say(f"end_{session.reason}", "bold")
         title = kata.title(self.lang) if kata else session.kata
         self.rule(self.words("scorecard", title=title))
         self.say("levels_passed", "bold", n=session.levels_passed, total=session.levels)
-        times = {level: (at, took) for level, at, took in session.level_times()}
-        for level in range(1, session.levels + 1):
-            if level in times:
-                at, took = times[level]
-                self.say("level_time", "green", n=level, at=clock(at), took=clock(took))
-            else:
-                reached = level == session.level
-                self.say("level_not_passed" if reached else "level_not_reached", "red", n=level)
+        for level, at, took in session.level_times():
+            self.say("level_time", "green", n=level, at=clock(at), took=clock(took))
+        for level in range(session.levels_passed + 1, session.levels + 1):
+            reached = level == session.level
+            self.say("level_not_passed" if reached else "level_not_reached", "red", n=level)
         failures, last = interview.failures(session), session.last_submit
         if last is not None and last.time_up:
             self.say("time_up_graded")
@@ -182,10 +166,7 @@ class Screen(Base):
         else:
             self.say("no_failures", "green")
         self.say("hints_total", n=len(session.hints))
-        steps: dict[str, int] = {}
-        for category, _ in session.hints:
-            steps[category] = steps.get(category, 0) + 1
-        for category, n in steps.items():
+        for category, n in Counter(category for category, _ in session.hints).items():
             self.say("hint_item", category=category, steps=f"{n}/2")
         if session.briefed:
             opened = session.spec_opened()

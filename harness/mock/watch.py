@@ -20,8 +20,7 @@ def signature(path: Path) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def watch(path: Path, on_save: Callable[[], bool], on_tick: Callable[[], bool],
-          interval: float = INTERVAL) -> None:
+def watch(path: Path, on_save: Callable[[], bool], on_tick: Callable[[], bool]) -> None:
     """Call on_save after each save and on_tick between looks; stop when either returns False.
 
     An editor that saves by writing a new file and renaming it leaves the file missing for a
@@ -29,7 +28,7 @@ def watch(path: Path, on_save: Callable[[], bool], on_tick: Callable[[], bool],
     """
     seen = signature(path)
     while on_tick():
-        sleep(interval)
+        sleep(INTERVAL)
         current = signature(path)
         if current != seen:
             seen = current

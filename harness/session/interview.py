@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness import catalog, diagnosis, grading, metadata
@@ -22,16 +22,16 @@ from harness.store import Store, StoreError
 now = time.time  # the clock; tests replace it
 
 
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
     """What one submit found, as the learner may see it."""
     level: int  # the level judged
     passed: bool  # it passed, with every level below
     counts: tuple[int, int]  # hidden tests of that level: (passed, total)
-    failures: list[Failure] = field(default_factory=list)  # hidden, levels <= `level`
-    import_error: str | None = None
-    recorded: str = ""  # the scorecard's last line: where the run was stored, or why not
-    stored: bool = False  # `recorded` says where
+    failures: list[Failure]  # hidden, levels <= `level`
+    import_error: str | None
+    recorded: str  # the scorecard's last line: where the run was stored, or why not
+    stored: bool  # `recorded` says where
 
 
 @dataclass(frozen=True)
@@ -114,53 +114,38 @@ def _grade(session: Session, kata: catalog.Kata) -> KataRun:
 
 def _record(sessions: Sessions, session: Session, run: KataRun, at: float,
             time_up: bool = False) -> Verdict:
-    level = session.level
-    verdict = judge(run, level)
-    entries = [(Kind.SUBMIT, level, {**summary(run), "time_up": time_up,
-                                     "code": snapshot(session)})]
-    if verdict.passed:
-        entries.append((Kind.PASS, level, {}))
-    last = verdict.passed and level == session.levels
-    finish = Reason.TIME if time_up else Reason.PASSED if last else None
-    sessions.record(session, at, *entries, finish=finish)
-    return verdict
-
-
-def snapshot(session: Session) -> str | None:
-    """The candidate's file as it is graded, for the interviewer's diffs and replay."""
-    try:
-        return Path(session.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def summary(run: KataRun) -> dict:
-    """What a submit keeps: enough for the scorecard and the hints, nothing of pytest's output."""
-    return {"hidden": [run.hidden_passed, run.hidden_total],
-            "counts": {str(lvl): list(pt) for lvl, pt in run.level_counts().items()},
-            "failures": [] if run.import_error else  # every test "fails" the same way then
-            [[r.level, r.title, r.hint, r.verdict] for r in run.results if r.failed],  # Failure
-            "import_error": run.import_error}
-
-
-def judge(run: KataRun, level: int) -> Verdict:
-    counts = run.level_counts()
+    """Log a run as a submit of the level worked on (and its pass, which unlocks the next): what
+    the scorecard, the hints and the interviewer's diffs need, nothing of pytest's output."""
+    level, counts = session.level, run.level_counts()
+    # A file that does not import "fails" every test the same way: none is listed then.
+    failed = [] if run.import_error else [Failure(r.level, r.title, r.hint, r.verdict)
+                                          for r in run.results if r.failed]
     # The visible examples are the learner's own tool (and may call later levels' API): only
     # hidden tests judge a level.
-    failures = [] if run.import_error else [Failure(r.level, r.title, r.hint, r.verdict)
-                                            for r in run.results
-                                            if r.failed and EXAMPLES < r.level <= level]
-    passed = run.import_error is None and level in counts and not failures
-    return Verdict(level, passed, counts.get(level, (0, 0)), failures, run.import_error,
+    judged = [f for f in failed if EXAMPLES < f.level <= level]
+    passed = run.import_error is None and level in counts and not judged
+    try:
+        code = Path(session.file).read_text(encoding="utf-8")  # the file as graded
+    except (OSError, UnicodeDecodeError):
+        code = None
+    data = {"hidden": [run.hidden_passed, run.hidden_total],
+            "counts": {str(n): list(pt) for n, pt in counts.items()},
+            "failures": [[f.level, f.title, f.hint, f.verdict] for f in failed],
+            "import_error": run.import_error, "time_up": time_up, "code": code}
+    entries = [(Kind.SUBMIT, level, data)]
+    if passed:
+        entries.append((Kind.PASS, level, {}))
+    last = passed and level == session.levels
+    sessions.record(session, at, *entries,
+                    finish=Reason.TIME if time_up else Reason.PASSED if last else None)
+    return Verdict(level, passed, counts.get(level, (0, 0)), judged, run.import_error,
                    run.recorded, run.stored)
 
 
 def failures(session: Session) -> list[Failure]:
     """The hidden failures of the last submit that the learner may see: levels already shown."""
     last = session.last_submit
-    if last is None:
-        return []
-    return [f for f in last.failures if EXAMPLES < f.level <= shown(session)]
+    return [f for f in last.failures if EXAMPLES < f.level <= shown(session)] if last else []
 
 
 def hint(sessions: Sessions, session: Session, kata: catalog.Kata) -> list[Hint] | None:
@@ -207,7 +192,7 @@ def diagnosed(kata: catalog.Kata, session: Session,
 def give_hint(sessions: Sessions, session: Session, category: str, **by: str) -> int | None:
     """Log the next step of a hint category (the nudge, then the pointer) and return it; None
     when both were given. `by`: {"by": "interviewer"} for one given in a pair session."""
-    left = {0, 1} - session.hint_steps(category)
+    left = {0, 1} - {step for given, step in session.hints if given == category}
     if not left:
         return None
     step = min(left)
@@ -219,11 +204,6 @@ def give_hint(sessions: Sessions, session: Session, category: str, **by: str) ->
 def shown(session: Session) -> int:
     """The highest level whose prompt the candidate has seen."""
     return min(session.level, session.levels)
-
-
-def open_questions(session: Session, kata: catalog.Kata) -> list[int]:
-    """The indices of the questions of the levels open so far: the ones that can be answered."""
-    return [q.number - 1 for q in kata.spec.questions if q.level <= shown(session)]
 
 
 @dataclass(frozen=True)

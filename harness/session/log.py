@@ -1,9 +1,9 @@
-"""A mock interview's state: one row per session and an append-only log of what happened in it.
+"""A mock interview's state: one row per session and an append-only log of what happened in it
+(the tables mock_sessions and mock_events of harness.store.SCHEMA).
 
 State is derived from the log with set semantics (the first pass of a level counts, a question
 asked twice counts once), so two `kata` commands racing on one session cannot double anything.
-Every step is one transaction through `Store.transaction()`: a killed process loses at most the
-step it was writing, never an earlier one.
+Every step is one transaction: a killed process loses at most the step it was writing.
 """
 
 from __future__ import annotations
@@ -12,13 +12,9 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import count
 
 from harness.store import Store
-
-# The tables (mock_sessions, mock_events) are part of the progress store's one versioned schema:
-# see harness.store.SCHEMA.
-
-COLUMNS = "id, kata, file, lang, levels, minutes, started, ended, reason, mode"
 
 
 class Reason(StrEnum):
@@ -134,14 +130,9 @@ class Session:
         return max(0.0, self.deadline - now)
 
     @property
-    def undone(self) -> set[int]:
-        """The ids of the events taken back by an undo."""
-        return {e.data["event"] for e in self.events if e.kind == Kind.UNDO}
-
-    @property
     def live(self) -> list[Event]:
         """The events that stand: neither an undo nor one taken back."""
-        undone = self.undone
+        undone = {e.data["event"] for e in self.events if e.kind == Kind.UNDO}
         return [e for e in self.events if e.kind != Kind.UNDO and e.id not in undone]
 
     def of(self, kind: Kind) -> list[Event]:
@@ -164,10 +155,8 @@ class Session:
     @property
     def level(self) -> int:
         """The level being worked on: the first one not passed (levels + 1 once all have)."""
-        level = 1
-        while level in self.passed:
-            level += 1
-        return level
+        passed = self.passed
+        return next(n for n in count(1) if n not in passed)
 
     @property
     def levels_passed(self) -> int:
@@ -189,14 +178,13 @@ class Session:
     @property
     def asked(self) -> list[int]:
         """Every question answered, however it was asked."""
-        return sorted({e.data["question"] for e in self.of(Kind.ASK)})
+        return sorted(self.first_asked())
 
     @property
     def asked_own(self) -> list[int]:
         """The questions asked in the candidate's own words and matched (or, in a pair session,
         answered by the interviewer); the rest of `asked` were picked from a list or by number."""
-        return sorted({e.data["question"] for e in self.of(Kind.ASK)
-                       if e.data.get("how", Asked.OWN) == Asked.OWN})
+        return sorted(self.first_asked(Asked.OWN))
 
     def first_asked(self, how: Asked | None = None) -> dict[int, tuple[float, int]]:
         """question -> (seconds into the session, level) when it was first asked (`how`: so)."""
@@ -225,38 +213,27 @@ class Session:
 
     @property
     def last_submit(self) -> Submit | None:
-        submits = self.submits
-        return submits[-1] if submits else None
+        return next(reversed(self.submits), None)
 
     @property
     def score(self) -> float | None:
         """The share of hidden tests the last submit passed (None before any submit)."""
         last = self.last_submit
-        if last is None or not last.hidden[1]:
-            return None
-        passed, total = last.hidden
-        return passed / total
-
-    def hint_steps(self, category: str) -> set[int]:
-        """The steps of a hint category given so far (0 = nudge, 1 = pointer)."""
-        return {step for c, step in self.hints if c == category}
+        return last.hidden[0] / last.hidden[1] if last and last.hidden[1] else None
 
 
+@dataclass(frozen=True)
 class Sessions:
     """The mock sessions kept in the progress store, next to its attempts."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    store: Store
 
     def start(self, kata: str, file: str, lang: str, levels: int, minutes: float,
               at: float, mode: Mode = Mode.SOLO) -> Session:
         try:
             with self.store.transaction() as db:
-                cur = db.execute(
-                    "INSERT INTO mock_sessions (kata, file, lang, levels, minutes, started, open, "
-                    "mode) VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
-                    (kata, file, lang, levels, minutes, at, mode.value))
-                sid = cur.lastrowid
+                sid = db.execute("INSERT INTO mock_sessions (kata, file, lang, levels, minutes, "
+                                 "started, open, mode) VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
+                                 (kata, file, lang, levels, minutes, at, mode.value)).lastrowid
         except sqlite3.IntegrityError as exc:
             current = self.current()
             raise SessionError(current.kata if current else "?") from exc
@@ -267,18 +244,17 @@ class Sessions:
         """Add (kind, level, data) events, and close the session too when `finish` is given,
         all in one transaction. Closing twice (another command got there first) changes nothing.
         """
-        ids = []
+        added = []
         with self.store.transaction() as db:
             for kind, level, data in entries:
-                ids.append(db.execute("INSERT INTO mock_events (session, at, kind, level, data) "
-                                      "VALUES (?, ?, ?, ?, ?)",
-                                      (session.id, at, kind.value, level,
-                                       json.dumps(data))).lastrowid)
+                row = db.execute("INSERT INTO mock_events (session, at, kind, level, data) "
+                                 "VALUES (?, ?, ?, ?, ?)",
+                                 (session.id, at, kind.value, level, json.dumps(data))).lastrowid
+                added.append(Event(at, kind, level, data, row))
             if finish is not None:
                 db.execute("UPDATE mock_sessions SET ended = ?, reason = ?, open = NULL "
                            "WHERE id = ? AND ended IS NULL", (at, finish.value, session.id))
-        session.events += [Event(at, kind, level, data, i)
-                           for (kind, level, data), i in zip(entries, ids, strict=True)]
+        session.events += added
         if finish is not None:
             fresh = self.get(session.id)
             session.ended, session.reason = fresh.ended, fresh.reason
@@ -288,8 +264,7 @@ class Sessions:
 
     def current(self) -> Session | None:
         """The open session, if there is one."""
-        found = self._load("WHERE open = 1")
-        return found[0] if found else None
+        return next(iter(self._load("WHERE open = 1")), None)
 
     def last_finished(self) -> Session | None:
         found = self._load("WHERE ended IS NOT NULL")
@@ -297,8 +272,7 @@ class Sessions:
 
     def last_pair(self) -> Session | None:
         """The pair session started last, open or finished."""
-        found = self.pairs()
-        return found[-1] if found else None
+        return next(reversed(self.pairs()), None)
 
     def pairs(self) -> list[Session]:
         """Every pair session, the first started first."""
@@ -315,7 +289,8 @@ class Sessions:
 
     def _load(self, where: str, args: tuple = ()) -> list[Session]:
         with self.store.transaction() as db:
-            rows = db.execute(f"SELECT {COLUMNS} FROM mock_sessions {where} ORDER BY started, id",
+            rows = db.execute("SELECT id, kata, file, lang, levels, minutes, started, ended, "
+                              f"reason, mode FROM mock_sessions {where} ORDER BY started, id",
                               args).fetchall()
             sessions = [Session(*row[:8], Reason(row[8]) if row[8] else None, Mode(row[9]))
                         for row in rows]

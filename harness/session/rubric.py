@@ -12,15 +12,13 @@ to the candidate), shown as such, never as a miss.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from harness import catalog
+from harness import catalog, tomlfile
 from harness.store import Store
 
-RUBRIC = Path(__file__).with_name("rubric.toml")
 LEVELS = (1, 2, 3, 4)
 NOT_OBSERVED = 0  # a dimension's level when nothing in the round showed it
 NOT_ASKED = -1  # a follow-up point's value when its question was never asked
@@ -38,12 +36,11 @@ class Dimension:
 
 @cache
 def _data() -> dict:
-    with open(RUBRIC, "rb") as f:
-        return tomllib.load(f)
+    return tomlfile.read(Path(__file__).with_name("rubric.toml"))
 
 
 def dimensions() -> list[Dimension]:
-    return [Dimension(d["id"], d["name"], d["anchors"]) for d in _data()["dimensions"]]
+    return [Dimension(**d) for d in _data()["dimensions"]]
 
 
 def level_name(level: int, lang: str) -> str:
@@ -56,12 +53,6 @@ def overall_name(level: int, lang: str) -> str:
 
 def overall_anchors(lang: str) -> list[str]:
     return _data()["overall"]["anchors"][lang]
-
-
-def anchor(dimension: str, level: int, lang: str) -> str:
-    """The generic anchor text of a dimension's level (1 to 4)."""
-    found = next(d for d in dimensions() if d.id == dimension)
-    return found.anchors[lang][level - 1]
 
 
 def kata_anchors(kata: catalog.Kata, dimension: str, lang: str) -> list[str]:
@@ -94,11 +85,10 @@ class Score:
         return self.at is None
 
 
+@dataclass(frozen=True)
 class Scores:
     """The rubric entries in the progress store."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    store: Store
 
     def record(self, session: int, at: float, entries: list[tuple[str, int | None, str]]) -> None:
         """(item, level, text) entries, in one transaction."""
