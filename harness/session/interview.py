@@ -18,6 +18,7 @@ from harness.results import EXAMPLES, KataRun
 from harness.session.log import Asked, Failure, Kind, Mode, Reason, Session, Sessions
 from harness.session.matcher import Match, Matcher, Outcome
 from harness.store import Store, StoreError
+from harness.words import say
 
 now = time.time  # the clock; tests replace it
 
@@ -93,7 +94,8 @@ def expire(sessions: Sessions, session: Session, graded: bool = False) -> bool:
     try:
         run = _grade(session, kata)
     except (FileNotFoundError, grading.GradingError) as exc:
-        message = f"{session.file} is missing" if isinstance(exc, FileNotFoundError) else str(exc)
+        missing = isinstance(exc, FileNotFoundError)
+        message = say("grade.missing", session.lang, path=session.file) if missing else str(exc)
         run = KataRun(kata.name, session.file, import_error=message)
     _record(sessions, session, run, session.deadline, time_up=True)
     return True
