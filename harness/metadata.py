@@ -63,7 +63,8 @@ def question_level(question: dict) -> int:
     return level if isinstance(level, int) else 1
 
 
-def _bilingual(where: str, value: object, kind: type) -> list[str]:
+def bilingual(where: str, value: object, kind: type) -> list[str]:
+    """What keeps `value` from being a non-empty `kind` in each language."""
     if not isinstance(value, dict):
         return [f"{where} must be a table with {' and '.join(LANGS)}"]
     problems = []
@@ -76,13 +77,13 @@ def _bilingual(where: str, value: object, kind: type) -> list[str]:
 
 def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
     """Everything missing or malformed in one kata's metadata (empty when complete): what the CLI
-    and the mock need. `interview_problems` checks what a live interview needs on top."""
+    and the mock need (tests/test_katas.py checks what a live interview needs on top)."""
     found = []
     for key, kind in (("module", str), ("minutes", int)):
         if not isinstance(meta.get(key), kind):
             found.append(f"{key} must be a {kind.__name__}")
-    found += _bilingual("title", meta.get("title"), str)
-    found += _bilingual("summary", meta.get("summary"), str)
+    found += bilingual("title", meta.get("title"), str)
+    found += bilingual("summary", meta.get("summary"), str)
     for section, keys, minimum in (("levels", LEVEL_KEYS, 1), ("questions", QUESTION_KEYS, 1),
                                    ("followups", FOLLOWUP_KEYS, 1)):
         entries = meta.get(section, [])
@@ -91,19 +92,19 @@ def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
         for i, entry in enumerate(entries):
             for key in keys:
                 kind = list if key == "points" else str
-                found += _bilingual(f"{section}[{i}].{key}", entry.get(key), kind)
+                found += bilingual(f"{section}[{i}].{key}", entry.get(key), kind)
     found += _questions(meta)
-    found += _bilingual("selfcheck", meta.get("selfcheck"), list)
+    found += bilingual("selfcheck", meta.get("selfcheck"), list)
     hints = meta.get("hints", {})
     for category in sorted(hint_categories - set(hints)):
         found.append(f"[hints.{category}] is used by a hidden test but missing")
     for category, texts in hints.items():
-        found += _bilingual(f"hints.{category}", texts, list)
+        found += bilingual(f"hints.{category}", texts, list)
         for lang in LANGS:
             if len(texts.get(lang, [])) != 2:
                 found.append(f"hints.{category}.{lang} needs exactly two hints: a nudge, a pointer")
     for dimension, anchors in meta.get("rubric", {}).items():
-        found += _bilingual(f"rubric.{dimension}", anchors, list)
+        found += bilingual(f"rubric.{dimension}", anchors, list)
         if any(len(anchors.get(lang, [])) != 4 for lang in LANGS):
             found.append(f"rubric.{dimension} needs four anchors per language, levels 1 to 4")
     return found
@@ -124,51 +125,6 @@ def _questions(meta: dict) -> list[str]:
             found.append(f"questions[{i}].level must be a level from 1 to {levels}, got {level!r}")
     for qid in meta.get("stray_answers", []):
         found.append(f"[answers.{qid}] answers no question of kata.toml")
-    return found
-
-
-def interview_problems(meta: dict, rules: list, rules_path: str) -> list[str]:
-    """What a live interview needs beyond `problems`: a brief per level and a level per question,
-    in both languages, and every rule of the prompt (kind `rule` or `open` in rules.toml) either
-    stated by its level's brief or answered by a question of that level or an earlier one."""
-    found = []
-    levels = meta.get("levels", [])
-    for n, level in enumerate(levels, start=1):
-        if "brief" not in level:
-            found.append(f"Level {n} has no brief yet (brief.en and brief.zh-TW in kata.toml)")
-        else:
-            found += _bilingual(f"Level {n}: brief", level["brief"], str)
-    for i, q in enumerate(meta.get("questions", [])):
-        if not isinstance(q.get("level"), int):
-            found.append(f"question {q.get('id', i + 1)!r} has no level (`level = N` in "
-                         "kata.toml)")
-    if not rules:
-        return found + [f"no rule map yet ({rules_path}): which rules the briefs and questions "
-                        "cover cannot be checked until it exists"]
-    by_id = {r.id: r for r in rules}
-    covered: dict[int, set[str]] = {}
-    for n, level in enumerate(levels, start=1):
-        for rule_id in level.get("brief_rules", []):
-            rule = by_id.get(rule_id)
-            if rule is None or rule.level != n:
-                found.append(f"Level {n}: brief_rules names {rule_id!r}, which is no rule of "
-                             f"Level {n} in {rules_path}")
-        covered[n] = set(level.get("brief_rules", []))
-    for q in meta.get("questions", []):
-        for rule_id in q.get("rules", []):
-            if rule_id not in by_id:
-                found.append(f"question {q.get('id')!r} names an unknown rule {rule_id!r}")
-        asked_at = question_level(q)
-        for n in range(asked_at, len(levels) + 1):
-            covered.setdefault(n, set()).update(q.get("rules", []))
-    for rule in rules:
-        if rule.kind in ("rule", "open") and rule.id not in covered.get(rule.level, set()):
-            found.append(f"{rule.id} is neither in Level {rule.level}'s brief_rules nor answered "
-                         f"by a question of Level {rule.level} or before: {rule.quote!r}")
-    for n, level in enumerate(levels, start=1):
-        if any(r.kind == "open" and r.level == n for r in rules):
-            found += _bilingual(f"Level {n}: open (the spec leaves points open on purpose)",
-                                level.get("open"), str)
     return found
 
 

@@ -19,7 +19,6 @@ a meta-test says so without grading anything.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,25 +76,3 @@ def stale(kata: Kata) -> str | None:
         return f"{path(kata).relative_to(ROOT)} was computed from other suite files, reference " \
                "or mutants.toml"
     return None
-
-
-def _string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string
-
-
-def dump(sigs: Signatures) -> str:
-    """The file's text: titles in the suite's order, mutants in the order given."""
-    order = {title: i for i, title in enumerate(sigs.tests)}
-    lines = ["# Computed by tools/signatures.py from the collected grader: do not edit.",
-             f"fingerprint = {_string(sigs.fingerprint)}", "", "[tests]"]
-    lines += [f"{_string(title)} = {level}" for title, level in sigs.tests.items()]
-    lines += ["", "[signatures]"]
-    for name, titles in sigs.signatures.items():
-        ordered = sorted(titles, key=order.__getitem__)
-        if not ordered:
-            lines.append(f"{name} = []")
-            continue
-        lines.append(f"{name} = [")
-        lines += [f"  {_string(t)}," for t in ordered]
-        lines.append("]")
-    return "\n".join(lines) + "\n"
