@@ -1,23 +1,23 @@
 """A kata's metadata, read as one from its two files, and what a complete one holds.
 
-- `katas/<kata>/kata.toml`, the candidate's side (it sits beside the stub): module, minutes, title
-  (the kata's one name, read by the CLI and the docs alike), summary (what it asks, in a line);
-  per level its title, `brief` (the question as an interviewer says it), `prompt` (the full spec),
-  `brief_rules` (the ids of the prompt's rules the brief states) and `open` (what the spec leaves
-  open on purpose, said when a question finds no answer); the clarifying questions as a candidate
-  asks them: `id`, `level`, `rules` (the ids of the rules the answer gives) and `ask`.
+- `katas/<kata>/kata.toml`, the candidate's side (beside the stub): module, minutes, title (the
+  kata's one name), summary (what it asks, in a line); per level its title, `brief` (the question
+  as an interviewer says it), `prompt` (the full spec), `brief_rules` (the ids of the prompt's
+  rules the brief states) and `open` (what the spec leaves open on purpose, said when a question
+  finds no answer); the clarifying questions: `id`, `level`, `rules` (the ids of the rules the
+  answer gives) and `ask`.
 - `harness/suites/<kata>/interviewer.toml`, the hidden side: `[answers.<id>]`, the hint ladders,
   the follow-ups with the points a good answer covers, the self-check and optional rubric anchors.
 
-`load` merges them into one dict, each question with its `answer`, so every reader (the docs
-hooks, the meta-tests) sees one shape; `parse` turns a complete one into the typed `Spec` that the
-commands and screens read, so no module indexes `meta[...][lang]`.
+`load` merges them into one dict, each question with its `answer`, for every reader (the docs
+hooks, the meta-tests); `parse` turns a complete one into the typed `Spec` that the commands and
+screens read.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -25,9 +25,6 @@ from harness import tomlfile
 from harness.lang import LANGS
 
 HIDDEN = ("hints", "followups", "selfcheck", "rubric")  # interviewer.toml's tables, and `answers`
-LEVEL_KEYS = ("title", "prompt")
-QUESTION_KEYS = ("ask", "answer")
-FOLLOWUP_KEYS = ("question", "points")
 ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
@@ -41,17 +38,13 @@ def load(candidate: Path, hidden: Path) -> dict:
     if doubled:
         raise ValueError(f"{candidate} holds interviewer-only text that belongs in {hidden}: "
                          f"{', '.join(doubled)}")
-    answers = secret.get("answers", {})
-    questions = []
-    for q in meta.get("questions", []):
-        q = {"rules": [], **q}
+    answers = secret.pop("answers", {})  # tomlfile.read gives a fresh copy
+    questions = [{"rules": [], **q} for q in meta.get("questions", [])]
+    for q in questions:
         if q.get("id") in answers:
             q["answer"] = answers[q["id"]]
-        questions.append(q)
-    known = {q.get("id") for q in questions}
-    stray = sorted(set(answers) - known)
-    merged = {**meta, **{k: v for k, v in secret.items() if k != "answers"},
-              "questions": questions}
+    merged = {**meta, **secret, "questions": questions}
+    stray = sorted(set(answers) - {q.get("id") for q in questions})
     if stray:
         merged["stray_answers"] = stray  # reported by problems()
     return merged
@@ -67,12 +60,8 @@ def bilingual(where: str, value: object, kind: type) -> list[str]:
     """What keeps `value` from being a non-empty `kind` in each language."""
     if not isinstance(value, dict):
         return [f"{where} must be a table with {' and '.join(LANGS)}"]
-    problems = []
-    for lang in LANGS:
-        text = value.get(lang)
-        if not isinstance(text, kind) or not text:
-            problems.append(f"{where}.{lang} is missing or empty")
-    return problems
+    return [f"{where}.{lang} is missing or empty" for lang in LANGS
+            if not isinstance(value.get(lang), kind) or not value.get(lang)]
 
 
 def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
@@ -84,11 +73,11 @@ def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
             found.append(f"{key} must be a {kind.__name__}")
     found += bilingual("title", meta.get("title"), str)
     found += bilingual("summary", meta.get("summary"), str)
-    for section, keys, minimum in (("levels", LEVEL_KEYS, 1), ("questions", QUESTION_KEYS, 1),
-                                   ("followups", FOLLOWUP_KEYS, 1)):
+    for section, keys in (("levels", ("title", "prompt")), ("questions", ("ask", "answer")),
+                          ("followups", ("question", "points"))):
         entries = meta.get(section, [])
-        if len(entries) < minimum:
-            found.append(f"[[{section}]] needs at least {minimum} entry")
+        if not entries:
+            found.append(f"[[{section}]] needs at least 1 entry")
         for i, entry in enumerate(entries):
             for key in keys:
                 kind = list if key == "points" else str
@@ -123,9 +112,8 @@ def _questions(meta: dict) -> list[str]:
         level = q.get("level")
         if level is not None and (not isinstance(level, int) or not 1 <= level <= levels):
             found.append(f"questions[{i}].level must be a level from 1 to {levels}, got {level!r}")
-    for qid in meta.get("stray_answers", []):
-        found.append(f"[answers.{qid}] answers no question of kata.toml")
-    return found
+    return found + [f"[answers.{qid}] answers no question of kata.toml"
+                    for qid in meta.get("stray_answers", [])]
 
 
 T = TypeVar("T")
@@ -177,11 +165,11 @@ class Spec:
     minutes: int
     title: Text[str]
     levels: tuple[Level, ...]
-    questions: tuple[Question, ...] = ()
-    followups: tuple[Followup, ...] = ()
-    hints: dict[str, Text[list[str]]] = field(default_factory=dict)  # nudge, pointer
-    selfcheck: Text[list[str]] = Text([], [])
-    rubric: dict[str, Text[list[str]]] = field(default_factory=dict)  # own anchors, levels 1-4
+    questions: tuple[Question, ...]
+    followups: tuple[Followup, ...]
+    hints: dict[str, Text[list[str]]]  # nudge, pointer
+    selfcheck: Text[list[str]]
+    rubric: dict[str, Text[list[str]]]  # own anchors, levels 1-4
 
 
 def parse(meta: dict) -> Spec:
@@ -194,8 +182,7 @@ def parse(meta: dict) -> Spec:
                       for n, q in enumerate(meta.get("questions", []), start=1))
     followups = tuple(Followup(Text.of(f["question"]), Text.of(f["points"], []))
                       for f in meta.get("followups", []))
-    def lists(table: dict) -> dict[str, Text[list[str]]]:
-        return {key: Text.of(value, []) for key, value in table.items()}
+    hints, rubric = ({key: Text.of(value, []) for key, value in meta.get(table, {}).items()}
+                     for table in ("hints", "rubric"))
     return Spec(meta["module"], meta["minutes"], Text.of(meta["title"]), levels, questions,
-                followups, lists(meta.get("hints", {})),
-                Text.of(meta.get("selfcheck"), []) or Text([], []), lists(meta.get("rubric", {})))
+                followups, hints, Text.of(meta.get("selfcheck"), []) or Text([], []), rubric)

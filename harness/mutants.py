@@ -28,13 +28,9 @@ from harness.lang import LANGS
 class Kata(Protocol):
     """What mutants need of a kata (harness.catalog.Kata, which builds on this module)."""
     name: str
-
-    @property
-    def module(self) -> str: ...
-    @property
-    def suite_dir(self) -> Path: ...
-    @property
-    def solution_path(self) -> Path: ...
+    module: str
+    suite_dir: Path
+    solution_path: Path
 
 
 class MutantError(ValueError):
@@ -73,12 +69,8 @@ def _read(kata: Kata) -> dict:
 
 def load(kata: Kata) -> list[Mutant]:
     """Every mutant of the kata, in file order; MutantError names what is malformed."""
-    return _parse(kata, _read(kata).get("mutants", []))
-
-
-def _parse(kata: Kata, tables: list[dict]) -> list[Mutant]:
     mutants, seen = [], set()
-    for i, t in enumerate(tables):
+    for i, t in enumerate(_read(kata).get("mutants", [])):
         where = f"{kata.name}: mutant {t.get('name', f'#{i + 1}')!r}"
         name, mistake, caught_by = t.get("name"), t.get("mistake", {}), t.get("caught_by")
         edits = t.get("edits", [])
@@ -108,11 +100,11 @@ def _parse(kata: Kata, tables: list[dict]) -> list[Mutant]:
 
 
 def get(kata: Kata, name: str) -> Mutant:
-    for mutant in load(kata):
-        if mutant.name == name:
-            return mutant
-    known = ", ".join(m.name for m in load(kata)) or "none"
-    raise KeyError(f"{kata.name} has no mutant named {name!r}; known: {known}")
+    found = {m.name: m for m in load(kata)}
+    if name not in found:
+        known = ", ".join(found) or "none"
+        raise KeyError(f"{kata.name} has no mutant named {name!r}; known: {known}")
+    return found[name]
 
 
 def apply(text: str, mutant: Mutant) -> str:
@@ -146,14 +138,13 @@ def diff(kata: Kata, mutant: Mutant, *, context: int = 2) -> str:
 
 def planted_stub(kata: Kata) -> str | None:
     """A debugging kata's stub: the reference with every planted mutant applied, in file order."""
-    data = _read(kata)
-    planted = [m for m in _parse(kata, data.get("mutants", [])) if m.planted]
+    planted = [m for m in load(kata) if m.planted]
     if not planted:
         return None
     text = reference(kata)
     for mutant in planted:
         text = apply(text, mutant)
-    edits = data.get("stub", {}).get("edits", [])
+    edits = _read(kata).get("stub", {}).get("edits", [])
     stub = Mutant("stub", {}, (), tuple(Edit(e["old"], e["new"]) for e in edits))
     return apply(text, stub)
 
