@@ -1,17 +1,10 @@
-"""A kata's metadata, read as one from its two files, and what a complete one holds.
-
-- `katas/<kata>/kata.toml`, the candidate's side (beside the stub): module, minutes, title (the
-  kata's one name), summary (what it asks, in a line); per level its title, `brief` (the question
-  as an interviewer says it), `prompt` (the full spec), `brief_rules` (the ids of the prompt's
-  rules the brief states) and `open` (what the spec leaves open on purpose, said when a question
-  finds no answer); the clarifying questions: `id`, `level`, `rules` (the ids of the rules the
-  answer gives) and `ask`.
-- `harness/suites/<kata>/interviewer.toml`, the hidden side: `[answers.<id>]`, the hint ladders,
-  the follow-ups with the points a good answer covers, the self-check and optional rubric anchors.
+"""A kata's metadata, read as one from its two files (their format: CONTRIBUTING.md, "`kata.toml`
+and `interviewer.toml`"): `katas/<kata>/kata.toml`, what a candidate may read, and
+`harness/suites/<kata>/interviewer.toml`, what they must earn.
 
 `load` merges them into one dict, each question with its `answer`, for every reader (the docs
-hooks, the meta-tests); `parse` turns a complete one into the typed `Spec` that the commands and
-screens read.
+hooks, the meta-tests); `problems` says what a complete one lacks; `parse` turns a complete one
+into the typed `Spec` that the commands and screens read.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Mutants: classic mistakes kept as small anchored edits of a kata's reference solution.
 
-`harness/suites/<kata>/mutants.toml` holds one `[[mutants]]` table per mistake: a stable `name`,
-`mistake.en` / `mistake.zh-TW`, the ids of the prompt's rules it breaks (`rules`, see
-harness/rules.py), the hidden test titles that must catch it (`caught_by`), and
-`[[mutants.edits]]` (`old`, `new`) applied in order. Every `old` must occur exactly once in the
-text it is applied to, so a mutant whose reference has moved on fails loudly instead of silently
-testing something else. A mistake that only a time limit shows (a quadratic loop, a hang) may set
-`time_limit`: the meta-tests then give its named tests that many seconds instead of their own
-limit, which only proves it slow at greater cost. A debugging kata marks the bugs its stub
-contains with `planted = true`; its stub is the reference with those applied, then the
-`[[stub.edits]]` (a learner's docstring).
+`harness/suites/<kata>/mutants.toml` holds them (its format: CONTRIBUTING.md, "Mutants"). Every
+`old` must occur exactly once in the text it is applied to, so a mutant whose reference has moved
+on fails loudly instead of silently testing something else. A debugging kata's stub is the
+reference with its `planted` mutants applied, then the `[[stub.edits]]` (a learner's docstring).
 """
 
 from __future__ import annotations
@@ -51,7 +45,7 @@ class Mutant:
     edits: tuple[Edit, ...]
     planted: bool = False
     rules: tuple[str, ...] = ()
-    time_limit: float | None = None  # seconds each named test gets in the meta-tests (see below)
+    time_limit: float | None = None  # seconds for each caught_by test: a mistake only a limit shows
 
 
 def path(kata: Kata) -> Path:

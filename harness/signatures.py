@@ -1,19 +1,10 @@
-"""Failure signatures: the full set of hidden tests each named mutant fails.
+"""Failure signatures: every hidden test title each named mutant fails when the whole suite is
+graded, which is what a learner who made that mistake would see.
 
-A mutant's `caught_by` names the tests that must catch it; its signature is every hidden test
-title it fails when the whole suite is graded, which is what a learner who made that mistake
-would see. `harness/suites/<kata>/signatures.toml` keeps them, computed by the collected grader
-(`python tools/signatures.py`), never written by hand:
-
-    fingerprint = "…"          # sha256 of the inputs below, when the file was computed
-    [tests]                    # every hidden test title -> its level
-    "the title" = 1
-    [signatures]               # mutant name -> the titles it fails, in the suite's order
-    some_mutant = ["the title", …]
-
-The fingerprint covers what a signature depends on: the suite's Python files (its benchmark
-aside), the reference solution and mutants.toml. When any of them changes the file is stale, and
-a meta-test says so without grading anything.
+`harness/suites/<kata>/signatures.toml` keeps them, with every title's level, computed by the
+collected grader (`python tools/signatures.py`), never by hand. Its fingerprint covers what a
+signature depends on: the suite's Python files (its benchmark aside), the reference solution and
+mutants.toml; when any of them changes the file is stale, and a meta-test says so.
 """
 
 from __future__ import annotations
