@@ -102,8 +102,8 @@ def rank(kata: Kata, failing: Iterable[str], levels: Iterable[int]) -> list[Like
 
 def likely(kata: Kata, failing: Iterable[str], levels: Iterable[int]) -> list[Likely]:
     """At most two likely mistakes for one submit, best first, for the interviewer's watch and
-    report and the mock's hint ladder. `failing`: the titles of the submit's failed hidden tests;
-    `levels`: the levels open in the session."""
+    report and the mock's hint ladder. `failing`: the titles of the submit's failed hidden tests
+    (`r.title for r in run.results if r.failed and r.level > 0`); `levels`: those open."""
     return rank(kata, failing, levels)[:SHOWN]
 
 

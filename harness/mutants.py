@@ -45,7 +45,7 @@ class Mutant:
     edits: tuple[Edit, ...]
     planted: bool = False
     rules: tuple[str, ...] = ()
-    time_limit: float | None = None  # seconds for each caught_by test: a mistake only a limit shows
+    time_limit: float | None = None  # seconds each caught_by test gets in the meta-tests (a hang)
 
 
 def path(kata: Kata) -> Path:
