@@ -16,8 +16,6 @@ from pathlib import Path
 from harness import tomlfile
 from harness.catalog import ROOT, Kata
 
-NOT_INPUTS = {"bench.py"}  # suite files no grading imports
-
 
 @dataclass(frozen=True)
 class Signatures:
@@ -32,16 +30,13 @@ def path(kata: Kata) -> Path:
     return kata.suite_dir / "signatures.toml"
 
 
-def inputs(kata: Kata) -> list[Path]:
-    """The files a signature depends on, in a fixed order."""
-    suite = sorted(p for p in kata.suite_dir.rglob("*.py")
-                   if p.name not in NOT_INPUTS and "__pycache__" not in p.parts)
-    return [*suite, kata.solution_path, kata.suite_dir / "mutants.toml"]
-
-
 def fingerprint(kata: Kata) -> str:
+    """sha256 of the files a signature depends on, in a fixed order (bench.py: no grading
+    imports it)."""
+    suite = sorted(p for p in kata.suite_dir.rglob("*.py")
+                   if p.name != "bench.py" and "__pycache__" not in p.parts)
     digest = hashlib.sha256()
-    for file in inputs(kata):
+    for file in [*suite, kata.solution_path, kata.suite_dir / "mutants.toml"]:
         digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0")
         digest.update(file.read_bytes() + b"\0")
     return digest.hexdigest()
