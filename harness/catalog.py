@@ -13,10 +13,6 @@ from harness.lang import LANGS as LANGS  # re-exported: every reader names it he
 INSTALLED_ROOT = Path(__file__).resolve().parent.parent  # the checkout harness was installed from
 
 
-def is_checkout(folder: Path) -> bool:
-    return (folder / "katas").is_dir() and (folder / "harness" / "suites").is_dir()
-
-
 def find_root(start: Path | None = None) -> Path:
     """The checkout `start` (default: the current directory) lies in, searched upward as git
     does, so a second clone grades its own files; else the checkout harness was installed from."""
@@ -24,7 +20,8 @@ def find_root(start: Path | None = None) -> Path:
         start = Path(start or Path.cwd()).resolve()
     except OSError:  # the current directory was deleted
         return INSTALLED_ROOT
-    return next((f for f in (start, *start.parents) if is_checkout(f)), INSTALLED_ROOT)
+    return next((f for f in (start, *start.parents)
+                 if (f / "katas").is_dir() and (f / "harness" / "suites").is_dir()), INSTALLED_ROOT)
 
 
 ROOT = find_root()
@@ -42,8 +39,9 @@ class Kata:
 
     @cached_property
     def meta(self) -> dict:
-        """kata.toml with the hidden side (interviewer.toml) folded in: see harness.metadata."""
-        return metadata.load(self.folder / "kata.toml", self.interviewer_path)
+        """kata.toml with the hidden side (interviewer.toml: answers, hints, follow-ups,
+        self-check, rubric) folded in: see harness.metadata."""
+        return metadata.load(self.folder / "kata.toml", self.suite_dir / "interviewer.toml")
 
     @property
     def module(self) -> str:
@@ -64,11 +62,6 @@ class Kata:
     @property
     def suite_dir(self) -> Path:
         return SUITES_DIR / self.name
-
-    @property
-    def interviewer_path(self) -> Path:
-        """The interviewer-only text: answers, hints, mistakes' follow-ups, self-check, rubric."""
-        return self.suite_dir / "interviewer.toml"
 
     @property
     def bench_path(self) -> Path:
@@ -101,19 +94,16 @@ class Kata:
         return tuple(n.name for n in tree.body
                      if isinstance(n, defs) and not n.name.startswith("_"))
 
-    @property
-    def pristine_stub_path(self) -> Path:
-        return STUBS_DIR / self.name / f"{self.module}.py"
-
     def pristine_stub(self) -> str:
         """The stub as shipped: what `kata reset` restores, whatever the learner has written or
         committed. A debugging kata's stub is its reference with the planted bugs applied."""
         text = mutants.planted_stub(self)
         if text is not None:
             return text
-        if not self.pristine_stub_path.is_file():
-            raise FileNotFoundError(f"no pristine stub: {self.pristine_stub_path} is missing")
-        return self.pristine_stub_path.read_text(encoding="utf-8")
+        path = STUBS_DIR / self.name / f"{self.module}.py"
+        if not path.is_file():
+            raise FileNotFoundError(f"no pristine stub: {path} is missing")
+        return path.read_text(encoding="utf-8")
 
     def impl_arg(self, impl: str) -> str:
         """`--impl` for a pytest child that runs from the repository root: a path becomes

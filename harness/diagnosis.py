@@ -1,24 +1,12 @@
 """The likely mistake behind one submit: the named mutants whose failure signatures explain it.
 
-A submit fails a set of hidden tests; each named mutant of the kata fails its own set, its
-signature (harness/signatures.py). The mistakes of the open levels are ranked by the Jaccard
-similarity of the two sets, |F ∩ S| / |F ∪ S|: it grows with the failures a mistake explains and
-shrinks with each failure it would add that the submit does not show, and it is 1 only for a
-signature equal to the submit's failures. Ties go to the mistake that adds fewer failures, then
-to the one listed first in mutants.toml, so the ranking is deterministic.
-
-For the interviewer's watch and report and the mock's hint ladder:
-
-    likely(kata, failing_titles, open_levels) -> at most two Likely records, best first
-
-e.g. `likely(kata, {r.title for r in run.results if r.failed and r.level > 0}, range(1, open + 1))`
-for one submit's KataRun; each record's `mutant` gives its text by `mutants.get(kata, name)`, and
-the hint category of `caught_by[0]` (the run's results carry every title's hint) is where the
-mock's next hint goes. A kata whose signatures.toml is missing or stale raises NoSignatures:
-show no likely mistake rather than a guess from stale data.
-
-Both sets are read at the open levels only: a test of a level not open yet neither counts as a
-failure to explain nor as one a mistake would add.
+A submit fails a set F of hidden tests; each named mutant fails its own set S, its signature
+(harness/signatures.py). The mistakes of the open levels rank by the Jaccard similarity
+|F ∩ S| / |F ∪ S|: it grows with the failures a mistake explains, shrinks with each it would add
+that the submit does not show, and is 1 only when S equals F. Ties go to the mistake that adds
+fewer failures, then to the one listed first in mutants.toml. Both sets are read at the open
+levels only. A kata whose signatures.toml is missing or stale raises NoSignatures: better no
+likely mistake than a guess from stale data.
 """
 
 from __future__ import annotations
@@ -37,14 +25,13 @@ SHOWN = 2  # at most this many likely mistakes per submit
 class Likely:
     """One named mistake that would explain a submit's failures."""
 
-    mutant: str  # its name in mutants.toml (mutants.get gives its text in each language)
+    mutant: str  # its name in mutants.toml
     level: int  # the level whose rule it breaks
-    score: float  # Jaccard similarity in [0, 1]; 1: its signature is exactly the failures
+    score: float  # Jaccard similarity in [0, 1]
     explained: int  # the submit's failures it would also fail
     unexplained: int  # the submit's failures it would not
     added: int  # failures it would add that the submit does not show
-    caught_by: tuple[str, ...]  # the tests named to catch it; the first one's hint category is
-    #                             the mistake's (the mock's next hint goes there)
+    caught_by: tuple[str, ...]  # the first one's hint category is where the mock's next hint goes
 
 
 @dataclass(frozen=True)
@@ -104,26 +91,19 @@ def rank(kata: Kata, failing: Iterable[str], levels: Iterable[int]) -> list[Like
     shown = {t for t, lvl in tests.items() if lvl in open_levels}
     fails = set(failing) & shown
     ranked = []
-    for order, m in enumerate(found):
-        if m.level not in open_levels:
-            continue
+    for m in found:
         sig = m.signature & shown
         both = len(sig & fails)
-        if not both:
-            continue
-        score = both / len(sig | fails)
-        ranked.append((-score, len(sig - fails), order,
-                       Likely(m.name, m.level, score, both, len(fails) - both, len(sig - fails),
-                              m.caught_by)))
-    return [entry[-1] for entry in sorted(ranked, key=lambda e: e[:3])]
+        if m.level in open_levels and both:
+            ranked.append(Likely(m.name, m.level, both / len(sig | fails), both,
+                                 len(fails) - both, len(sig - fails), m.caught_by))
+    return sorted(ranked, key=lambda x: (-x.score, x.added))  # stable: then mutants.toml order
 
 
 def likely(kata: Kata, failing: Iterable[str], levels: Iterable[int]) -> list[Likely]:
-    """At most two likely mistakes for one submit, best first: what the interviewer's watch and
-    report show, and where the mock's next hint goes (the best one's hint category: the
-    category of its caught_by tests). `failing`: the titles of the submit's failed hidden tests;
-    `levels`: the levels open in the session. NoSignatures when the kata's signatures are stale.
-    """
+    """At most two likely mistakes for one submit, best first, for the interviewer's watch and
+    report and the mock's hint ladder. `failing`: the titles of the submit's failed hidden tests
+    (`r.title for r in run.results if r.failed and r.level > 0`); `levels`: those open."""
     return rank(kata, failing, levels)[:SHOWN]
 
 
@@ -132,20 +112,15 @@ def top1(kata: Kata) -> Rate:
     mutant with the same signature? Mutants that fail nothing are left out of the count."""
     tests, found = mistakes(kata)
     every = set(tests.values())
+    failing = [m for m in found if m.signature]
     groups: dict[frozenset[str], list[str]] = {}
-    for m in found:
-        if m.signature:
-            groups.setdefault(m.signature, []).append(m.name)
-    sig = {m.name: m.signature for m in found}
-    hits, missed = 0, []
-    for m in found:
-        if not m.signature:
-            continue
+    for m in failing:
+        groups.setdefault(m.signature, []).append(m.name)
+    missed = []
+    for m in failing:
         ranked = rank(kata, m.signature, every)
         first = ranked[0].mutant if ranked else "nothing"
-        if first == m.name or sig.get(first) == m.signature:
-            hits += 1
-        else:
+        if first not in groups[m.signature]:
             missed.append((m.name, first))
     shared = tuple(tuple(g) for g in groups.values() if len(g) > 1)
-    return Rate(hits, sum(1 for m in found if m.signature), tuple(missed), shared)
+    return Rate(len(failing) - len(missed), len(failing), tuple(missed), shared)

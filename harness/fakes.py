@@ -20,13 +20,8 @@ class _Stateless(ABC):
     def __call__(self, prefixes: list[list[int]]) -> list[int]:
         return [self.next_token(tuple(p)) for p in prefixes]
 
-    def generate(
-        self,
-        prompt: list[int],
-        max_tokens: int,
-        stop_token: int | None = None,
-        stop_sequence: list[int] | None = None,
-    ) -> list[int]:
+    def generate(self, prompt: list[int], max_tokens: int, stop_token: int | None = None,
+                 stop_sequence: list[int] | None = None) -> list[int]:
         """Solo greedy reference (see harness.stopping.generate_with for the stop rules)."""
         return generate_with(self, prompt, max_tokens, stop_token, stop_sequence)
 
@@ -58,10 +53,9 @@ class ScriptedModel(_Stateless):
             if n <= len(prefix) and prefix[:n] in self.plans:
                 plan, i = self.plans[prefix[:n]], len(prefix) - n
                 if i >= len(plan):
-                    raise AssertionError(
-                        f"plan for prompt {list(prefix[:n])} is exhausted: it has {len(plan)} "
-                        f"tokens and prefix {list(prefix)} asks for token {i}"
-                    )
+                    raise AssertionError(f"plan for prompt {list(prefix[:n])} is exhausted: it has "
+                                         f"{len(plan)} tokens and prefix {list(prefix)} asks for "
+                                         f"token {i}")
                 return plan[i]
         raise AssertionError(f"no scripted prompt is a prefix of {list(prefix)}")
 
@@ -100,7 +94,7 @@ class FakeSlotModel:
         self.decodes: list[list[int]] = []
 
     def reset_slot(self, slot: int, prompt: list[int]) -> None:
-        self._check_slot(slot)
+        check_slot(slot, self.num_slots)
         if not prompt:
             raise ValueError(f"empty prompt for slot {slot}")
         self.tokens[slot] = list(prompt)
@@ -110,7 +104,7 @@ class FakeSlotModel:
         if len(set(slots)) != len(slots):
             raise ValueError(f"duplicate slots in one decode call: {slots}")
         for slot in slots:
-            self._check_slot(slot)
+            check_slot(slot, self.num_slots)
             if self.tokens[slot] is None:
                 raise ValueError(f"slot {slot} was decoded before any reset_slot")
         self.decodes.append(list(slots))
@@ -121,6 +115,8 @@ class FakeSlotModel:
             self.tokens[slot].append(token)
         return out
 
-    def _check_slot(self, slot: int) -> None:
-        if not (isinstance(slot, int) and 0 <= slot < self.num_slots):
-            raise ValueError(f"slot {slot!r} is out of range [0, {self.num_slots})")
+
+def check_slot(slot: int, num_slots: int) -> None:
+    """A slot model's check of a slot number, the fake's and the ToyLM's alike."""
+    if not (isinstance(slot, int) and 0 <= slot < num_slots):
+        raise ValueError(f"slot {slot!r} is out of range [0, {num_slots})")

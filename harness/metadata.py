@@ -1,23 +1,16 @@
-"""A kata's metadata, read as one from its two files, and what a complete one holds.
+"""A kata's metadata, read as one from its two files (their format: CONTRIBUTING.md, "`kata.toml`
+and `interviewer.toml`"): `katas/<kata>/kata.toml`, what a candidate may read, and
+`harness/suites/<kata>/interviewer.toml`, what they must earn.
 
-- `katas/<kata>/kata.toml`, the candidate's side (it sits beside the stub): module, minutes, title
-  (the kata's one name, read by the CLI and the docs alike), summary (what it asks, in a line);
-  per level its title, `brief` (the question as an interviewer says it), `prompt` (the full spec),
-  `brief_rules` (the ids of the prompt's rules the brief states) and `open` (what the spec leaves
-  open on purpose, said when a question finds no answer); the clarifying questions as a candidate
-  asks them: `id`, `level`, `rules` (the ids of the rules the answer gives) and `ask`.
-- `harness/suites/<kata>/interviewer.toml`, the hidden side: `[answers.<id>]`, the hint ladders,
-  the follow-ups with the points a good answer covers, the self-check and optional rubric anchors.
-
-`load` merges them into one dict, each question with its `answer`, so every reader (the docs
-hooks, the meta-tests) sees one shape; `parse` turns a complete one into the typed `Spec` that the
-commands and screens read, so no module indexes `meta[...][lang]`.
+`load` merges them into one dict, each question with its `answer`, for every reader (the docs
+hooks, the meta-tests); `problems` says what a complete one lacks; `parse` turns a complete one
+into the typed `Spec` that the commands and screens read.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -25,9 +18,6 @@ from harness import tomlfile
 from harness.lang import LANGS
 
 HIDDEN = ("hints", "followups", "selfcheck", "rubric")  # interviewer.toml's tables, and `answers`
-LEVEL_KEYS = ("title", "prompt")
-QUESTION_KEYS = ("ask", "answer")
-FOLLOWUP_KEYS = ("question", "points")
 ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
@@ -41,17 +31,13 @@ def load(candidate: Path, hidden: Path) -> dict:
     if doubled:
         raise ValueError(f"{candidate} holds interviewer-only text that belongs in {hidden}: "
                          f"{', '.join(doubled)}")
-    answers = secret.get("answers", {})
-    questions = []
-    for q in meta.get("questions", []):
-        q = {"rules": [], **q}
+    answers = secret.pop("answers", {})  # tomlfile.read gives a fresh copy
+    questions = [{"rules": [], **q} for q in meta.get("questions", [])]
+    for q in questions:
         if q.get("id") in answers:
             q["answer"] = answers[q["id"]]
-        questions.append(q)
-    known = {q.get("id") for q in questions}
-    stray = sorted(set(answers) - known)
-    merged = {**meta, **{k: v for k, v in secret.items() if k != "answers"},
-              "questions": questions}
+    merged = {**meta, **secret, "questions": questions}
+    stray = sorted(set(answers) - {q.get("id") for q in questions})
     if stray:
         merged["stray_answers"] = stray  # reported by problems()
     return merged
@@ -63,47 +49,44 @@ def question_level(question: dict) -> int:
     return level if isinstance(level, int) else 1
 
 
-def _bilingual(where: str, value: object, kind: type) -> list[str]:
+def bilingual(where: str, value: object, kind: type) -> list[str]:
+    """What keeps `value` from being a non-empty `kind` in each language."""
     if not isinstance(value, dict):
         return [f"{where} must be a table with {' and '.join(LANGS)}"]
-    problems = []
-    for lang in LANGS:
-        text = value.get(lang)
-        if not isinstance(text, kind) or not text:
-            problems.append(f"{where}.{lang} is missing or empty")
-    return problems
+    return [f"{where}.{lang} is missing or empty" for lang in LANGS
+            if not isinstance(value.get(lang), kind) or not value.get(lang)]
 
 
 def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
     """Everything missing or malformed in one kata's metadata (empty when complete): what the CLI
-    and the mock need. `interview_problems` checks what a live interview needs on top."""
+    and the mock need (tests/test_katas.py checks what a live interview needs on top)."""
     found = []
     for key, kind in (("module", str), ("minutes", int)):
         if not isinstance(meta.get(key), kind):
             found.append(f"{key} must be a {kind.__name__}")
-    found += _bilingual("title", meta.get("title"), str)
-    found += _bilingual("summary", meta.get("summary"), str)
-    for section, keys, minimum in (("levels", LEVEL_KEYS, 1), ("questions", QUESTION_KEYS, 1),
-                                   ("followups", FOLLOWUP_KEYS, 1)):
+    found += bilingual("title", meta.get("title"), str)
+    found += bilingual("summary", meta.get("summary"), str)
+    for section, keys in (("levels", ("title", "prompt")), ("questions", ("ask", "answer")),
+                          ("followups", ("question", "points"))):
         entries = meta.get(section, [])
-        if len(entries) < minimum:
-            found.append(f"[[{section}]] needs at least {minimum} entry")
+        if not entries:
+            found.append(f"[[{section}]] needs at least 1 entry")
         for i, entry in enumerate(entries):
             for key in keys:
                 kind = list if key == "points" else str
-                found += _bilingual(f"{section}[{i}].{key}", entry.get(key), kind)
+                found += bilingual(f"{section}[{i}].{key}", entry.get(key), kind)
     found += _questions(meta)
-    found += _bilingual("selfcheck", meta.get("selfcheck"), list)
+    found += bilingual("selfcheck", meta.get("selfcheck"), list)
     hints = meta.get("hints", {})
     for category in sorted(hint_categories - set(hints)):
         found.append(f"[hints.{category}] is used by a hidden test but missing")
     for category, texts in hints.items():
-        found += _bilingual(f"hints.{category}", texts, list)
+        found += bilingual(f"hints.{category}", texts, list)
         for lang in LANGS:
             if len(texts.get(lang, [])) != 2:
                 found.append(f"hints.{category}.{lang} needs exactly two hints: a nudge, a pointer")
     for dimension, anchors in meta.get("rubric", {}).items():
-        found += _bilingual(f"rubric.{dimension}", anchors, list)
+        found += bilingual(f"rubric.{dimension}", anchors, list)
         if any(len(anchors.get(lang, [])) != 4 for lang in LANGS):
             found.append(f"rubric.{dimension} needs four anchors per language, levels 1 to 4")
     return found
@@ -122,54 +105,8 @@ def _questions(meta: dict) -> list[str]:
         level = q.get("level")
         if level is not None and (not isinstance(level, int) or not 1 <= level <= levels):
             found.append(f"questions[{i}].level must be a level from 1 to {levels}, got {level!r}")
-    for qid in meta.get("stray_answers", []):
-        found.append(f"[answers.{qid}] answers no question of kata.toml")
-    return found
-
-
-def interview_problems(meta: dict, rules: list, rules_path: str) -> list[str]:
-    """What a live interview needs beyond `problems`: a brief per level and a level per question,
-    in both languages, and every rule of the prompt (kind `rule` or `open` in rules.toml) either
-    stated by its level's brief or answered by a question of that level or an earlier one."""
-    found = []
-    levels = meta.get("levels", [])
-    for n, level in enumerate(levels, start=1):
-        if "brief" not in level:
-            found.append(f"Level {n} has no brief yet (brief.en and brief.zh-TW in kata.toml)")
-        else:
-            found += _bilingual(f"Level {n}: brief", level["brief"], str)
-    for i, q in enumerate(meta.get("questions", [])):
-        if not isinstance(q.get("level"), int):
-            found.append(f"question {q.get('id', i + 1)!r} has no level (`level = N` in "
-                         "kata.toml)")
-    if not rules:
-        return found + [f"no rule map yet ({rules_path}): which rules the briefs and questions "
-                        "cover cannot be checked until it exists"]
-    by_id = {r.id: r for r in rules}
-    covered: dict[int, set[str]] = {}
-    for n, level in enumerate(levels, start=1):
-        for rule_id in level.get("brief_rules", []):
-            rule = by_id.get(rule_id)
-            if rule is None or rule.level != n:
-                found.append(f"Level {n}: brief_rules names {rule_id!r}, which is no rule of "
-                             f"Level {n} in {rules_path}")
-        covered[n] = set(level.get("brief_rules", []))
-    for q in meta.get("questions", []):
-        for rule_id in q.get("rules", []):
-            if rule_id not in by_id:
-                found.append(f"question {q.get('id')!r} names an unknown rule {rule_id!r}")
-        asked_at = question_level(q)
-        for n in range(asked_at, len(levels) + 1):
-            covered.setdefault(n, set()).update(q.get("rules", []))
-    for rule in rules:
-        if rule.kind in ("rule", "open") and rule.id not in covered.get(rule.level, set()):
-            found.append(f"{rule.id} is neither in Level {rule.level}'s brief_rules nor answered "
-                         f"by a question of Level {rule.level} or before: {rule.quote!r}")
-    for n, level in enumerate(levels, start=1):
-        if any(r.kind == "open" and r.level == n for r in rules):
-            found += _bilingual(f"Level {n}: open (the spec leaves points open on purpose)",
-                                level.get("open"), str)
-    return found
+    return found + [f"[answers.{qid}] answers no question of kata.toml"
+                    for qid in meta.get("stray_answers", [])]
 
 
 T = TypeVar("T")
@@ -221,11 +158,11 @@ class Spec:
     minutes: int
     title: Text[str]
     levels: tuple[Level, ...]
-    questions: tuple[Question, ...] = ()
-    followups: tuple[Followup, ...] = ()
-    hints: dict[str, Text[list[str]]] = field(default_factory=dict)  # nudge, pointer
-    selfcheck: Text[list[str]] = Text([], [])
-    rubric: dict[str, Text[list[str]]] = field(default_factory=dict)  # own anchors, levels 1-4
+    questions: tuple[Question, ...]
+    followups: tuple[Followup, ...]
+    hints: dict[str, Text[list[str]]]  # nudge, pointer
+    selfcheck: Text[list[str]]
+    rubric: dict[str, Text[list[str]]]  # own anchors, levels 1-4
 
 
 def parse(meta: dict) -> Spec:
@@ -238,8 +175,7 @@ def parse(meta: dict) -> Spec:
                       for n, q in enumerate(meta.get("questions", []), start=1))
     followups = tuple(Followup(Text.of(f["question"]), Text.of(f["points"], []))
                       for f in meta.get("followups", []))
-    def lists(table: dict) -> dict[str, Text[list[str]]]:
-        return {key: Text.of(value, []) for key, value in table.items()}
+    hints, rubric = ({key: Text.of(value, []) for key, value in meta.get(table, {}).items()}
+                     for table in ("hints", "rubric"))
     return Spec(meta["module"], meta["minutes"], Text.of(meta["title"]), levels, questions,
-                followups, lists(meta.get("hints", {})),
-                Text.of(meta.get("selfcheck"), []) or Text([], []), lists(meta.get("rubric", {})))
+                followups, hints, Text.of(meta.get("selfcheck"), []) or Text([], []), rubric)

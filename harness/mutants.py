@@ -1,15 +1,9 @@
 """Mutants: classic mistakes kept as small anchored edits of a kata's reference solution.
 
-`harness/suites/<kata>/mutants.toml` holds one `[[mutants]]` table per mistake: a stable `name`,
-`mistake.en` / `mistake.zh-TW`, the ids of the prompt's rules it breaks (`rules`, see
-harness/rules.py), the hidden test titles that must catch it (`caught_by`), and
-`[[mutants.edits]]` (`old`, `new`) applied in order. Every `old` must occur exactly once in the
-text it is applied to, so a mutant whose reference has moved on fails loudly instead of silently
-testing something else. A mistake that only a time limit shows (a quadratic loop, a hang) may set
-`time_limit`: the meta-tests then give its named tests that many seconds instead of their own
-limit, which only proves it slow at greater cost. A debugging kata marks the bugs its stub
-contains with `planted = true`; its stub is the reference with those applied, then the
-`[[stub.edits]]` (a learner's docstring).
+`harness/suites/<kata>/mutants.toml` holds them (its format: CONTRIBUTING.md, "Mutants"). Every
+`old` must occur exactly once in the text it is applied to, so a mutant whose reference has moved
+on fails loudly instead of silently testing something else. A debugging kata's stub is the
+reference with its `planted` mutants applied, then the `[[stub.edits]]` (a learner's docstring).
 """
 
 from __future__ import annotations
@@ -28,13 +22,9 @@ from harness.lang import LANGS
 class Kata(Protocol):
     """What mutants need of a kata (harness.catalog.Kata, which builds on this module)."""
     name: str
-
-    @property
-    def module(self) -> str: ...
-    @property
-    def suite_dir(self) -> Path: ...
-    @property
-    def solution_path(self) -> Path: ...
+    module: str
+    suite_dir: Path
+    solution_path: Path
 
 
 class MutantError(ValueError):
@@ -55,7 +45,7 @@ class Mutant:
     edits: tuple[Edit, ...]
     planted: bool = False
     rules: tuple[str, ...] = ()
-    time_limit: float | None = None  # seconds each named test gets in the meta-tests (see below)
+    time_limit: float | None = None  # seconds each caught_by test gets in the meta-tests (a hang)
 
 
 def path(kata: Kata) -> Path:
@@ -73,12 +63,8 @@ def _read(kata: Kata) -> dict:
 
 def load(kata: Kata) -> list[Mutant]:
     """Every mutant of the kata, in file order; MutantError names what is malformed."""
-    return _parse(kata, _read(kata).get("mutants", []))
-
-
-def _parse(kata: Kata, tables: list[dict]) -> list[Mutant]:
     mutants, seen = [], set()
-    for i, t in enumerate(tables):
+    for i, t in enumerate(_read(kata).get("mutants", [])):
         where = f"{kata.name}: mutant {t.get('name', f'#{i + 1}')!r}"
         name, mistake, caught_by = t.get("name"), t.get("mistake", {}), t.get("caught_by")
         edits = t.get("edits", [])
@@ -108,11 +94,11 @@ def _parse(kata: Kata, tables: list[dict]) -> list[Mutant]:
 
 
 def get(kata: Kata, name: str) -> Mutant:
-    for mutant in load(kata):
-        if mutant.name == name:
-            return mutant
-    known = ", ".join(m.name for m in load(kata)) or "none"
-    raise KeyError(f"{kata.name} has no mutant named {name!r}; known: {known}")
+    found = {m.name: m for m in load(kata)}
+    if name not in found:
+        known = ", ".join(found) or "none"
+        raise KeyError(f"{kata.name} has no mutant named {name!r}; known: {known}")
+    return found[name]
 
 
 def apply(text: str, mutant: Mutant) -> str:
@@ -146,14 +132,13 @@ def diff(kata: Kata, mutant: Mutant, *, context: int = 2) -> str:
 
 def planted_stub(kata: Kata) -> str | None:
     """A debugging kata's stub: the reference with every planted mutant applied, in file order."""
-    data = _read(kata)
-    planted = [m for m in _parse(kata, data.get("mutants", [])) if m.planted]
+    planted = [m for m in load(kata) if m.planted]
     if not planted:
         return None
     text = reference(kata)
     for mutant in planted:
         text = apply(text, mutant)
-    edits = data.get("stub", {}).get("edits", [])
+    edits = _read(kata).get("stub", {}).get("edits", [])
     stub = Mutant("stub", {}, (), tuple(Edit(e["old"], e["new"]) for e in edits))
     return apply(text, stub)
 

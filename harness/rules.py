@@ -1,21 +1,15 @@
 """Rule maps: every sentence of a kata's prompt, quoted, with the mutants that break it.
 
-`harness/suites/<kata>/rules.toml` holds one `[[rules]]` table per rule of the English prompt:
-
-    [[rules]]
-    id = "L1.tie-counts-half"          # L<level>.<slug>, stable: mutants name it
-    quote = "with a tie counting one half"
-    # kind = "open"     the prompt leaves this open on purpose: no mutant, no test depends on it
-    # kind = "context"  no behaviour to test (motivation, a reference); `why` says so
-
-A quote must occur exactly once in its level's prompt (whitespace is normalised), and together
-the quotes cover every word of the prompt outside fenced code. Every rule is broken by at least
-one mutant (`rules = [...]` in mutants.toml), each caught by the hidden tests it names, so a
-complete map proves that every rule of the prompt is tested.
+`harness/suites/<kata>/rules.toml` (its format: CONTRIBUTING.md, "Rule maps") quotes each rule of
+the English prompt under an id `L<level>.<slug>`; kind `open` (left open on purpose) and `context`
+(nothing to test; `why` says so) take no mutant. The quotes cover every word of the prompt
+outside fenced code, so a complete map, each mutant caught by the tests it names, proves every
+rule of the prompt tested.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import tomllib
 from dataclasses import dataclass
@@ -94,15 +88,9 @@ def uncovered(text: str, quotes: list[str]) -> list[str]:
         start = text.find(quote)
         if start >= 0:
             covered[start:start + len(quote)] = [True] * len(quote)
-    runs, current = [], []
-    for word in WORD.finditer(text):
-        if all(covered[word.start():word.end()]):
-            if current:
-                runs.append(" ".join(current))
-                current = []
-        else:
-            current.append(word.group())
-    return runs + ([" ".join(current)] if current else [])
+    words = [(w.group(), all(covered[w.start():w.end()])) for w in WORD.finditer(text)]
+    runs = itertools.groupby(words, key=lambda word: word[1])
+    return [" ".join(word for word, _ in run) for quoted, run in runs if not quoted]
 
 
 def problems(kata: Kata, rules: list[Rule], mutants: list) -> list[str]:

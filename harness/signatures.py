@@ -1,32 +1,20 @@
-"""Failure signatures: the full set of hidden tests each named mutant fails.
+"""Failure signatures: every hidden test title each named mutant fails when the whole suite is
+graded, which is what a learner who made that mistake would see.
 
-A mutant's `caught_by` names the tests that must catch it; its signature is every hidden test
-title it fails when the whole suite is graded, which is what a learner who made that mistake
-would see. `harness/suites/<kata>/signatures.toml` keeps them, computed by the collected grader
-(`python tools/signatures.py`), never written by hand:
-
-    fingerprint = "…"          # sha256 of the inputs below, when the file was computed
-    [tests]                    # every hidden test title -> its level
-    "the title" = 1
-    [signatures]               # mutant name -> the titles it fails, in the suite's order
-    some_mutant = ["the title", …]
-
-The fingerprint covers what a signature depends on: the suite's Python files (its benchmark
-aside), the reference solution and mutants.toml. When any of them changes the file is stale, and
-a meta-test says so without grading anything.
+`harness/suites/<kata>/signatures.toml` keeps them, with every title's level, computed by the
+collected grader (`python tools/signatures.py`), never by hand. Its fingerprint covers what a
+signature depends on: the suite's Python files (its benchmark aside), the reference solution and
+mutants.toml; when any of them changes the file is stale, and a meta-test says so.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness import tomlfile
 from harness.catalog import ROOT, Kata
-
-NOT_INPUTS = {"bench.py"}  # suite files no grading imports
 
 
 @dataclass(frozen=True)
@@ -42,16 +30,13 @@ def path(kata: Kata) -> Path:
     return kata.suite_dir / "signatures.toml"
 
 
-def inputs(kata: Kata) -> list[Path]:
-    """The files a signature depends on, in a fixed order."""
-    suite = sorted(p for p in kata.suite_dir.rglob("*.py")
-                   if p.name not in NOT_INPUTS and "__pycache__" not in p.parts)
-    return [*suite, kata.solution_path, kata.suite_dir / "mutants.toml"]
-
-
 def fingerprint(kata: Kata) -> str:
+    """sha256 of the files a signature depends on, in a fixed order (bench.py: no grading
+    imports it)."""
+    suite = sorted(p for p in kata.suite_dir.rglob("*.py")
+                   if p.name != "bench.py" and "__pycache__" not in p.parts)
     digest = hashlib.sha256()
-    for file in inputs(kata):
+    for file in [*suite, kata.solution_path, kata.suite_dir / "mutants.toml"]:
         digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0")
         digest.update(file.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -77,25 +62,3 @@ def stale(kata: Kata) -> str | None:
         return f"{path(kata).relative_to(ROOT)} was computed from other suite files, reference " \
                "or mutants.toml"
     return None
-
-
-def _string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string
-
-
-def dump(sigs: Signatures) -> str:
-    """The file's text: titles in the suite's order, mutants in the order given."""
-    order = {title: i for i, title in enumerate(sigs.tests)}
-    lines = ["# Computed by tools/signatures.py from the collected grader: do not edit.",
-             f"fingerprint = {_string(sigs.fingerprint)}", "", "[tests]"]
-    lines += [f"{_string(title)} = {level}" for title, level in sigs.tests.items()]
-    lines += ["", "[signatures]"]
-    for name, titles in sigs.signatures.items():
-        ordered = sorted(titles, key=order.__getitem__)
-        if not ordered:
-            lines.append(f"{name} = []")
-            continue
-        lines.append(f"{name} = [")
-        lines += [f"  {_string(t)}," for t in ordered]
-        lines.append("]")
-    return "\n".join(lines) + "\n"

@@ -1,4 +1,4 @@
-"""Level isolation: a Level k test calls only the API that Levels <= k open (harness.isolation).
+"""Level isolation: a Level k test calls only the API that Levels <= k open (isolation.py).
 
 For every kata and every level k below its last, the reference is graded with everything a later
 level adds (kata.toml's `api` per level) raising NotImplementedError; Levels <= k must pass in
@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 
 import forkserver
+import isolation
 import pytest
 
-from harness import catalog, isolation
+from harness import catalog
 
 KATAS = catalog.all_katas()
 CASES = [pytest.param(k, lvl, id=f"{k.name}-L{lvl}") for k in KATAS

@@ -70,11 +70,57 @@ def test_rule_map_covers_the_prompt_and_every_rule_has_a_mutant(kata):
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
 def test_briefs_and_questions_cover_every_rule_of_the_prompt(kata):
     """A live interview starts from each level's brief; the clarifying questions, each tied to
-    a level, must recover every rule the brief leaves out (see harness/metadata.py)."""
+    a level, must recover every rule the brief leaves out (see interview_problems)."""
     where = rules.path(kata).relative_to(catalog.ROOT)
-    found = metadata.interview_problems(kata.meta, rules.load(kata), str(where))
+    found = interview_problems(kata.meta, rules.load(kata), str(where))
     assert not found, (f"{kata.name} is not ready for a live interview (briefs, questions and "
                        "answers: see CONTRIBUTING.md, `kata.toml`):\n" + "\n".join(found))
+
+
+def interview_problems(meta: dict, rule_list: list[rules.Rule], rules_path: str) -> list[str]:
+    """What a live interview needs beyond metadata.problems: a brief per level and a level per
+    question, in both languages, and every rule of the prompt (kind `rule` or `open` in
+    rules.toml) either stated by its level's brief or answered by a question of that level or an
+    earlier one."""
+    found = []
+    levels = meta.get("levels", [])
+    for n, level in enumerate(levels, start=1):
+        if "brief" not in level:
+            found.append(f"Level {n} has no brief yet (brief.en and brief.zh-TW in kata.toml)")
+        else:
+            found += metadata.bilingual(f"Level {n}: brief", level["brief"], str)
+    for i, q in enumerate(meta.get("questions", [])):
+        if not isinstance(q.get("level"), int):
+            found.append(f"question {q.get('id', i + 1)!r} has no level (`level = N` in "
+                         "kata.toml)")
+    if not rule_list:
+        return found + [f"no rule map yet ({rules_path}): which rules the briefs and questions "
+                        "cover cannot be checked until it exists"]
+    by_id = {r.id: r for r in rule_list}
+    covered: dict[int, set[str]] = {}
+    for n, level in enumerate(levels, start=1):
+        for rule_id in level.get("brief_rules", []):
+            rule = by_id.get(rule_id)
+            if rule is None or rule.level != n:
+                found.append(f"Level {n}: brief_rules names {rule_id!r}, which is no rule of "
+                             f"Level {n} in {rules_path}")
+        covered[n] = set(level.get("brief_rules", []))
+    for q in meta.get("questions", []):
+        for rule_id in q.get("rules", []):
+            if rule_id not in by_id:
+                found.append(f"question {q.get('id')!r} names an unknown rule {rule_id!r}")
+        asked_at = metadata.question_level(q)
+        for n in range(asked_at, len(levels) + 1):
+            covered.setdefault(n, set()).update(q.get("rules", []))
+    for rule in rule_list:
+        if rule.kind in ("rule", "open") and rule.id not in covered.get(rule.level, set()):
+            found.append(f"{rule.id} is neither in Level {rule.level}'s brief_rules nor answered "
+                         f"by a question of Level {rule.level} or before: {rule.quote!r}")
+    for n, level in enumerate(levels, start=1):
+        if any(r.kind == "open" and r.level == n for r in rule_list):
+            found += metadata.bilingual(f"Level {n}: open (the spec leaves points open on "
+                                        "purpose)", level.get("open"), str)
+    return found
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)

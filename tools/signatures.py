@@ -135,6 +135,28 @@ def compute(kata: catalog.Kata) -> signatures.Signatures:
     return signatures.Signatures(fingerprint, tests, found)
 
 
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string
+
+
+def dump(sigs: signatures.Signatures) -> str:
+    """signatures.toml's text: titles in the suite's order, mutants in the order given."""
+    order = {title: i for i, title in enumerate(sigs.tests)}
+    lines = ["# Computed by tools/signatures.py from the collected grader: do not edit.",
+             f"fingerprint = {_string(sigs.fingerprint)}", "", "[tests]"]
+    lines += [f"{_string(title)} = {level}" for title, level in sigs.tests.items()]
+    lines += ["", "[signatures]"]
+    for name, titles in sigs.signatures.items():
+        ordered = sorted(titles, key=order.__getitem__)
+        if not ordered:
+            lines.append(f"{name} = []")
+            continue
+        lines.append(f"{name} = [")
+        lines += [f"  {_string(t)}," for t in ordered]
+        lines.append("]")
+    return "\n".join(lines) + "\n"
+
+
 def failing(kata: catalog.Kata, impl: str, run, limit: float | None) -> frozenset[str]:
     """The titles `run` failed. A failure that only the clock gave (a timeout, a test left out
     after a hang) may be the load of the machine: such tests run once more, on their own (the
@@ -189,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         start = time.monotonic()
         sigs = compute(kata)
-        signatures.path(kata).write_text(signatures.dump(sigs), encoding="utf-8")
+        signatures.path(kata).write_text(dump(sigs), encoding="utf-8")
         print(f"{kata.name}: {len(sigs.signatures)} mutants in "
               f"{time.monotonic() - start:.0f} s", flush=True)
     return 0

@@ -3,6 +3,8 @@
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
+from harness.fakes import check_slot
+
 if TYPE_CHECKING:
     from harness.toylm.model import ToyLM
 
@@ -52,7 +54,7 @@ class SlotCache(_Cache):
 
     def reset_slot(self, slot: int, prompt: list[int]) -> None:
         """Load `prompt` into `slot`, discarding whatever the slot held."""
-        self._check_slot(slot)
+        check_slot(slot, self.num_slots)
         self.model.check_prompt(prompt)
         self.tokens[slot] = list(prompt)
         self.pool.lengths[slot] = 0
@@ -62,14 +64,10 @@ class SlotCache(_Cache):
         """Next token of each listed slot, appended to it; one batched forward pass."""
         _check_distinct(slots)
         for slot in slots:
-            self._check_slot(slot)
+            check_slot(slot, self.num_slots)
             if slot not in self.tokens:
                 raise ValueError(f"slot {slot} was decoded before any reset_slot")
         return self._decode(list(slots))
-
-    def _check_slot(self, slot: int) -> None:
-        if not (isinstance(slot, int) and 0 <= slot < self.num_slots):
-            raise ValueError(f"slot {slot!r} is out of range [0, {self.num_slots})")
 
 
 class SequenceCache(_Cache):

@@ -9,16 +9,8 @@ class KVPool:
     Row r holds positions [0, lengths[r]); anything stored past that is scratch.
     """
 
-    def __init__(
-        self,
-        n_layers: int,
-        n_heads: int,
-        head_dim: int,
-        dtype: torch.dtype,
-        device: torch.device,
-        rows: int,
-        capacity: int = 64,
-    ):
+    def __init__(self, n_layers: int, n_heads: int, head_dim: int, dtype: torch.dtype,
+                 device: torch.device, rows: int, capacity: int = 64):
         def empty() -> torch.Tensor:
             return torch.zeros(rows, n_heads, capacity, head_dim, dtype=dtype, device=device)
 
@@ -51,17 +43,15 @@ class KVPool:
                 cache[i] = new
         self.lengths += [0] * (new_rows - self.rows)
 
-    def write(
-        self, layer: int, idx: torch.Tensor, pos: torch.Tensor, k: torch.Tensor, v: torch.Tensor
-    ) -> None:
+    def write(self, layer: int, idx: torch.Tensor, pos: torch.Tensor, k: torch.Tensor,
+              v: torch.Tensor) -> None:
         """Store k and v [B, W, H, hd] at positions pos [B, W] of rows idx [B]."""
         # Index through a [rows, capacity, H, hd] view: much faster than split advanced indices.
         self.keys[layer].transpose(1, 2)[idx[:, None], pos] = k
         self.values[layer].transpose(1, 2)[idx[:, None], pos] = v
 
-    def read(
-        self, layer: int, rows: list[int], idx: torch.Tensor, span: int
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    def read(self, layer: int, rows: list[int], idx: torch.Tensor,
+             span: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Keys and values [B, H, span, hd] of rows (idx holds the same rows as a tensor)."""
         k, v = self.keys[layer][:, :, :span], self.values[layer][:, :, :span]
         first = rows[0]

@@ -16,17 +16,9 @@ def rms_norm(x: torch.Tensor) -> torch.Tensor:
 
 
 class ToyLM:
-    def __init__(
-        self,
-        seed: int = 0,
-        vocab_size: int = 128,
-        d_model: int = 64,
-        n_layers: int = 2,
-        n_heads: int = 4,
-        max_context: int = 1024,
-        dtype: torch.dtype = torch.float64,
-        device: str | torch.device = "auto",
-    ):
+    def __init__(self, seed: int = 0, vocab_size: int = 128, d_model: int = 64, n_layers: int = 2,
+                 n_heads: int = 4, max_context: int = 1024, dtype: torch.dtype = torch.float64,
+                 device: str | torch.device = "auto"):
         if d_model % n_heads:
             raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
         if device == "auto":
@@ -51,14 +43,10 @@ class ToyLM:
         pool = self.new_pool(rows=max(1, len(prefixes)))
         return self.feed(pool, list(range(len(prefixes))), prefixes)
 
-    def generate(
-        self,
-        prompt: list[int],
-        max_tokens: int,
-        stop_token: int | None = None,
-        stop_sequence: list[int] | None = None,
-    ) -> list[int]:
-        """Solo greedy reference (see harness.stopping.generate_with for the stop rules)."""
+    def generate(self, prompt: list[int], max_tokens: int, stop_token: int | None = None,
+                 stop_sequence: list[int] | None = None) -> list[int]:
+        """Solo greedy reference (see harness.stopping.generate_with for the stop rules); unlike
+        the fakes' it rejects a bad prompt even when it generates nothing."""
         self.check_prompt(prompt)
         return generate_with(self.model_next, prompt, max_tokens, stop_token, stop_sequence)
 
@@ -128,6 +116,5 @@ class ToyLM:
 
     def check_length(self, length: int) -> None:
         if length > self.max_context:
-            raise ValueError(
-                f"context overflow: {length} tokens exceed max_context={self.max_context}"
-            )
+            raise ValueError(f"context overflow: {length} tokens exceed "
+                             f"max_context={self.max_context}")

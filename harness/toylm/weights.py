@@ -28,13 +28,10 @@ class Weights:
         return Weights(move(self.tok_emb), move(self.pos_emb), layers, move(self.head))
 
 
-def make_weights(
-    seed: int, vocab_size: int, d_model: int, n_layers: int, max_context: int
-) -> Weights:
-    """float64 weights on the CPU; callers cast and move them.
-
-    Uniform draws (no Box-Muller, so no libm) keep the bits identical across machines.
-    """
+def make_weights(seed: int, vocab_size: int, d_model: int, n_layers: int,
+                 max_context: int) -> Weights:
+    """float64 weights on the CPU; callers cast and move them. Uniform draws (no Box-Muller, so
+    no libm) keep the bits identical across machines."""
     gen = torch.Generator().manual_seed(seed)
 
     def draw(*shape: int, std: float) -> torch.Tensor:
@@ -46,14 +43,8 @@ def make_weights(
     # Positions as strong as tokens: at 0.1-0.3x, some greedy continuations from random
     # init collapse into one repeated token.
     pos_emb = draw(max_context, d, std=1.0)
-    layers = [
-        Layer(
-            wqkv=draw(d, 3 * d, std=d**-0.5),
-            wo=draw(d, d, std=d**-0.5),
-            w_up=draw(d, 4 * d, std=d**-0.5),
-            w_down=draw(4 * d, d, std=(4 * d) ** -0.5),
-        )
-        for _ in range(n_layers)
-    ]
+    layers = [Layer(wqkv=draw(d, 3 * d, std=d**-0.5), wo=draw(d, d, std=d**-0.5),
+                    w_up=draw(d, 4 * d, std=d**-0.5), w_down=draw(4 * d, d, std=(4 * d) ** -0.5))
+              for _ in range(n_layers)]
     head = draw(d, vocab_size, std=d**-0.5)
     return Weights(tok_emb, pos_emb, layers, head)

@@ -9,8 +9,9 @@ Each `[[levels]]` table of kata.toml names the API the level adds in `api`:
 `closed(reference, entries)` loads the reference and returns its names with every entry closed:
 calling a closed function, class, method or property, or passing a closed parameter, raises
 NotImplementedError, as a candidate's unfinished stub would. The reference's own calls pass
-through, so only what a test calls is closed. The meta-test (tests/test_isolation.py) grades
-that file at each level below the last and requires Levels <= k to pass in full.
+through, so only what a test calls is closed. The meta-test (test_isolation.py) grades that file
+at each level below the last and requires Levels <= k to pass in full; the forked grader finds
+this module on its PYTHONPATH (tests/).
 """
 
 from __future__ import annotations
@@ -106,5 +107,5 @@ def closed(reference: Path, entries: list[str]) -> dict:
 
 def wrapper(kata: Kata, level: int) -> str:
     """A graded file: the reference with every later level's API closed."""
-    return ("from harness.isolation import closed\n\n"
+    return ("from isolation import closed\n\n"
             f"globals().update(closed({str(kata.solution_path)!r}, {later(kata, level)!r}))\n")
