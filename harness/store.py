@@ -24,8 +24,8 @@ from harness.words import say
 SCHEMA = Path(__file__).with_name("schema.sql").read_text(encoding="utf-8")
 VERSION = 3  # bump it with every change to SCHEMA, and add the step that gets there below
 # version -> the column that turns a file of that version into the next one. Version 0 is a
-# store from before versioning: the tables of version 1, some perhaps not created yet. SCHEMA runs first and creates
-# the tables a file lacks, whole, so a step adds its column only where it is missing.
+# store from before versioning: the tables of version 1, some perhaps not created yet. SCHEMA
+# runs first and creates the tables a file lacks, whole, so a step adds only missing columns.
 MIGRATIONS = {
     1: ("attempts", "via TEXT NOT NULL DEFAULT 'grade'"),  # before: every attempt a `kata grade`
     2: ("mock_sessions", "mode TEXT NOT NULL DEFAULT 'solo'"),  # before: every session solo
