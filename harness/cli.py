@@ -174,7 +174,7 @@ def solution(name: str = KataArg,
              yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
     """Show the reference solution (asks, and records it)."""
     kata = _kata(name)
-    if not yes and not typer.confirm(say("cli.reveal_solution", kata=kata.name)):
+    if not yes and not command.confirm(say("cli.reveal_solution", kata=kata.name)):
         raise typer.Exit(1)
     _store().add_reveal(kata.name)
     _looked("kata solution", kata)
