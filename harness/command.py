@@ -30,7 +30,7 @@ from harness.lang import lang as default_lang
 from harness.store import Store, StoreError
 from harness.words import key, say, translations
 
-try:  # Typer vendors click since 0.23; a plain install has no click of its own
+try:  # newer Typers vendor click (a plain install has none of its own); older ones use it
     from typer._click import exceptions as clicks
 except ImportError:
     from click import exceptions as clicks
@@ -114,8 +114,6 @@ def confirm(question: str, default: bool = False) -> bool:
 
 def tr(text: str | None) -> str:
     """The Chinese of one help text; a missing one fails a test, and stays English meanwhile."""
-    if key(text or "") == say("help.help_option", "en"):
-        return say("help.help_option", "zh-TW")
     return translations().get(key(text or ""), text or "")
 
 
@@ -228,6 +226,9 @@ def _in_words() -> Iterator[None]:
         raise
     except clicks.UsageError as error:
         raise Mistake(error) from error
+    except typer.Abort as abort:  # a question's answer never came: Ctrl-C, or no more input
+        typer.echo(say("help.aborted"), err=True)
+        raise typer.Exit(1) from abort
 
 
 class Localized:
