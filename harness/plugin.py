@@ -272,15 +272,14 @@ class Grader:
             kata = catalog.kata_for_path(item.path)
             if kata is None:
                 continue
-            mark = item.get_closest_marker("grade")
             hidden = item.path.is_relative_to(catalog.SUITES_DIR)
-            if hidden and mark is None:
+            if hidden and _grade(item, "level") is None:
                 raise pytest.UsageError(f"hidden test {item.nodeid} has no "
                                         "@pytest.mark.grade(...)")
-            level, title, hint = (mark.kwargs["level"], mark.kwargs["title"], mark.kwargs["hint"]) \
-                if hidden else (EXAMPLES, item.name, None)
+            fields = [_grade(item, f) for f in ("level", "title", "hint")] if hidden \
+                else [EXAMPLES, item.name, None]
             run = runs.setdefault(kata.name, KataRun(kata.name, config.getoption("impl")))
-            tests[item.nodeid] = (kata.name, TestResult(item.nodeid, level, title, hint))
+            tests[item.nodeid] = (kata.name, TestResult(item.nodeid, *fields))
             run.results.append(tests[item.nodeid][1])
             by_kata.setdefault(kata.name, []).append(item)
         # Level 1 before Level 2 before Level 3, so the first failure is the most basic one.
@@ -300,9 +299,7 @@ class Grader:
         entry = self.tests.get(item.nodeid)
         if entry is None:
             return 0.0
-        override = self.config.getoption("kata_timeout")
-        mark = item.get_closest_marker("grade")
-        limit = override or (mark and mark.kwargs.get("timeout")) or DEFAULT_TIMEOUT
+        limit = self.config.getoption("kata_timeout") or _grade(item, "timeout") or DEFAULT_TIMEOUT
         return min(limit, AFTER_TIMEOUT) if entry[0] in self.hung else limit
 
     @pytest.hookimpl(wrapper=True)
