@@ -213,7 +213,8 @@ class Mistake(clicks.UsageError):
     def show(self, file=None) -> None:
         lines = [say("help.error", message=self.message)]
         if self.ctx is not None:
-            helps = say("help.try", command=self.ctx.command_path, option="--help")
+            helps = say("help.try", command=self.ctx.command_path,
+                        option=self.ctx.help_option_names[0])
             lines = [*usage(self.ctx, MAX_WIDTH), helps, "", *lines]
         typer.echo("\n".join(lines), err=True)
 
@@ -280,8 +281,7 @@ class Group(Localized, TyperGroup):
 class DefaultGroup(Group):
     """`kata GROUP [ARGS]` means `kata GROUP DEFAULT [ARGS]` when ARGS does not start with one of
     its subcommands: a group cannot take an optional positional argument next to its
-    subcommands (click would read `submit` as a kata name). Typer ships its own click, so
-    nothing here imports `click` (a plain install does not have it)."""
+    subcommands (click would read `submit` as a kata name)."""
     default = ""
     usage = ""  # DEFAULT's arguments
     when_empty = False  # no ARGS at all means DEFAULT too (else: the group's help)
@@ -297,8 +297,9 @@ class DefaultGroup(Group):
 
 
 class App(typer.Typer):
-    """A Typer app whose commands speak the learner's language in `--help`. Its help is plain, as
-    click prints it: rich's panels give every flag a type column ("--help <bool>")."""
+    """A Typer app whose commands speak the learner's language in `--help` and usage errors. Its
+    help is plain, as click prints it: rich's panels give every flag a type column ("--help
+    <bool>")."""
 
     def __init__(self, *, cls: type[Group] = Group, **kwargs) -> None:
         super().__init__(cls=cls, add_completion=False, rich_markup_mode=None, **kwargs)

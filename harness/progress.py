@@ -102,13 +102,11 @@ def chart(attempts: list[Attempt], sessions: list[Session], out: Path, lang: str
                     marker="o" if kind == "graded" else "*",
                     linestyle="-" if kind == "graded" else "--",
                     label=say(f"chart_{kind}", lang, kata=kata))
-        ax.set_title(say("chart_title", lang))
-        ax.set_ylabel(say("chart_y", lang))
-        ax.set_ylim(-5, 105)
         stamps = [t for values in series.values() for t, _ in values]
         first, last = min(stamps), max(stamps)
         pad = max((last - first) * 0.05, 3600.0)  # one point alone still gets a readable axis
-        ax.set_xlim(datetime.fromtimestamp(first - pad), datetime.fromtimestamp(last + pad))
+        ax.set(title=say("chart_title", lang), ylabel=say("chart_y", lang), ylim=(-5, 105),
+               xlim=(datetime.fromtimestamp(first - pad), datetime.fromtimestamp(last + pad)))
         locator = mdates.AutoDateLocator()
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
