@@ -13,7 +13,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Column, Table
 
-from harness import catalog, cjk, command, diagnosis, grading, mutants, rules
+from harness import catalog, cjk, command, diagnosis, grading, mutants, render, rules
 from harness import progress as history
 from harness.bench import Table as BenchTable
 from harness.command import LangOpt, language, say_to
@@ -193,13 +193,11 @@ def print_code(code: str, lexer: str) -> None:
 
 
 def print_table(table: BenchTable, title: str) -> None:
-    """A table too wide for the terminal is stacked, one `column: value` line per cell: rich
-    would otherwise cut its cells and headers to "…"."""
+    """A table too wide for the terminal is stacked, one `column: value` line per cell."""
     shown = Table(*table.columns, title=title)
     for row in table.rows:
         shown.add_row(*row)
-    unbounded = console.options.update_width(10_000)  # its natural width, not the terminal's
-    if console.measure(shown, options=unbounded).maximum <= console.width:
+    if render.fits(console, shown, console.width):
         console.print(shown)
         return
     console.print(title, style="bold", highlight=False, markup=False)
