@@ -1,14 +1,11 @@
-"""Chinese text: join lines wrapped inside a sentence, wrap a paragraph by terminal cells, and
-split a sentence into words.
+"""Chinese text: join lines wrapped inside a sentence, and wrap a paragraph by terminal cells.
 
 Chinese has no spaces, so a line break inside a sentence must vanish instead of becoming a space
-(Markdown and browsers both turn it into one), and words come from a dictionary segmenter (jieba)
-instead of whitespace.
+(Markdown and browsers both turn it into one), and a line may break between any two characters.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 
 from rich.cells import cell_len
@@ -42,14 +39,6 @@ def join_lines(markdown: str) -> str:
 def flat(text: str, lang: str) -> str:
     """A wrapped paragraph on one line: Chinese lines join without a space."""
     return " ".join(prose(text, lang).split())
-
-
-def segment(text: str) -> list[str]:
-    """The words of a run of Chinese characters, by jieba's dictionary."""
-    import jieba  # imported here: loading its dictionary takes a second, and only Chinese needs it
-
-    jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict" chatter on the learner's screen
-    return [w for w in jieba.lcut(text) if w.strip()]
 
 
 def prose(markdown: str, lang: str) -> str:

@@ -6,20 +6,21 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Column, Table
 
-from harness import catalog, cjk, command, diagnosis, grading, mutants, rules
+from harness import catalog, cjk, command, diagnosis, grading, mutants, render, rules
 from harness import progress as history
 from harness.bench import Table as BenchTable
 from harness.command import LangOpt, language, say_to
 from harness.interviewer.commands import interviewer
 from harness.loader import ImplError, load_module
 from harness.mock.commands import mock
-from harness.results import KataRun, scorecard_lines
+from harness.results import scorecard_lines
 from harness.screen import Screen
 from harness.session import interview
 from harness.store import Store, StoreError, home
@@ -41,6 +42,12 @@ KataArg = typer.Argument(..., metavar="KATA", help="the kata's name, as `kata li
 ImplOpt = typer.Option("stub", "--impl", help="stub (your file), solution, or a PATH")
 
 
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Say what went wrong, in red, and stop: exit 2 when the command could not run at all."""
+    say_to(console, message, "red")
+    raise typer.Exit(code)
+
+
 def _kata(name: str) -> catalog.Kata:
     try:
         return catalog.get(name)
@@ -52,8 +59,7 @@ def _store() -> Store:
     try:
         return command.open_store(console)
     except StoreError as exc:
-        say_to(console, str(exc), "red")
-        raise typer.Exit(2) from exc
+        fail(str(exc))
 
 
 @app.command("list")
@@ -124,11 +130,6 @@ def test(ctx: typer.Context, name: str = KataArg, impl: str = ImplOpt) -> None:
     raise typer.Exit(code)
 
 
-def print_scorecard(run: KataRun) -> None:
-    for line, ok in scorecard_lines(run):
-        say_to(console, line, "green" if ok else "red")
-
-
 @app.command()
 def grade(name: str = KataArg, impl: str = ImplOpt,
           reveal: bool = typer.Option(False, help="also show pytest's full output")) -> None:
@@ -139,11 +140,11 @@ def grade(name: str = KataArg, impl: str = ImplOpt,
     try:
         run, output = grading.grade(kata, impl, *(["--reveal"] if reveal else []), via="grade")
     except grading.GradingError as exc:
-        say_to(console, str(exc), "red")
-        raise typer.Exit(2) from exc
+        fail(str(exc))
     if reveal:
         console.print(output, highlight=False, markup=False)
-    print_scorecard(run)
+    for line, ok in scorecard_lines(run):
+        say_to(console, line, "green" if ok else "red")
     raise typer.Exit(0 if run.passed else 1)
 
 
@@ -154,8 +155,7 @@ def reset(name: str = KataArg) -> None:
     try:
         pristine = kata.pristine_stub()
     except FileNotFoundError as exc:
-        say_to(console, say("cli.cannot_reset", error=exc), "red")
-        raise typer.Exit(2) from exc
+        fail(say("cli.cannot_reset", error=exc))
     if kata.stub_path.exists():
         if kata.stub_path.read_text(encoding="utf-8") == pristine:
             say_to(console, say("cli.pristine", file=kata.stub_path.name))
@@ -174,7 +174,7 @@ def solution(name: str = KataArg,
              yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
     """Show the reference solution (asks, and records it)."""
     kata = _kata(name)
-    if not yes and not typer.confirm(say("cli.reveal_solution", kata=kata.name)):
+    if not yes and not command.confirm(say("cli.reveal_solution", kata=kata.name)):
         raise typer.Exit(1)
     _store().add_reveal(kata.name)
     _looked("kata solution", kata)
@@ -193,13 +193,11 @@ def print_code(code: str, lexer: str) -> None:
 
 
 def print_table(table: BenchTable, title: str) -> None:
-    """A table too wide for the terminal is stacked, one `column: value` line per cell: rich
-    would otherwise cut its cells and headers to "…"."""
+    """A table too wide for the terminal is stacked, one `column: value` line per cell."""
     shown = Table(*table.columns, title=title)
     for row in table.rows:
         shown.add_row(*row)
-    unbounded = console.options.update_width(10_000)  # its natural width, not the terminal's
-    if console.measure(shown, options=unbounded).maximum <= console.width:
+    if render.fits(console, shown, console.width):
         console.print(shown)
         return
     console.print(title, style="bold", highlight=False, markup=False)
@@ -220,15 +218,13 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
         module = load_module(kata.impl_path(impl), f"kata_impl_{kata.name}", api=kata.api)
         runner = load_module(kata.bench_path, f"kata_bench_{kata.name}")
     except ImplError as exc:
-        say_to(console, str(exc), "red")
-        raise typer.Exit(2) from exc
+        fail(str(exc))
     if out:
         out.mkdir(parents=True, exist_ok=True)
     try:
         table = runner.main(module, quick=quick, out=out)
     except NotImplementedError as exc:
-        say_to(console, say("cli.not_everything", impl=impl, error=repr(exc)), "red")
-        raise typer.Exit(1) from exc
+        fail(say("cli.not_everything", impl=impl, error=repr(exc)), code=1)
     print_table(table, f"{kata.name} · {impl}")
     for note in table.notes + ([say("cli.quick")] if quick else []):
         console.print(note, highlight=False, markup=False)
@@ -258,8 +254,7 @@ def mutants_(name: str = KataArg,
         chosen = mutants.get(kata, mutant) if mutant else None
         rule_list = rules.load(kata) if rule_map else []
     except (mutants.MutantError, rules.RuleError) as exc:
-        say_to(console, str(exc), "red")
-        raise typer.Exit(2) from exc
+        fail(str(exc))
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0]) from exc
     store = _store()

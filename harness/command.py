@@ -1,15 +1,18 @@
 """What every `kata` command shares: the `--lang` option, the store guard, the default-subcommand
-group, the earned check, and `--help` in the learner's language.
+group, the earned check, and click's own words (`--help`, usage errors, `[y/N]`) in the learner's
+language.
 
 The commands keep their English help where they are defined; the Chinese comes from the
 catalogue (harness/words.toml), keyed by that English. Click wraps help by characters, not
 terminal cells, which would print Chinese lines twice too wide, and breaks them only at spaces;
 the Chinese pages are laid out here instead, in click's shape (usage, text, arguments, options,
-commands), wrapped by cells and between any two Chinese characters (harness.cjk.wrap).
+commands), wrapped by cells and between any two Chinese characters (harness.cjk.wrap). Click's
+usage errors are said again from the catalogue, rebuilt from what each error holds.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
@@ -26,6 +29,11 @@ from harness.cjk import wrap
 from harness.lang import lang as default_lang
 from harness.store import Store, StoreError
 from harness.words import key, say, translations
+
+try:  # newer Typers vendor click (a plain install has none of its own); older ones use it
+    from typer._click import exceptions as clicks
+except ImportError:
+    from click import exceptions as clicks
 
 MAX_WIDTH = 80  # click's default max_content_width
 LangOpt = typer.Option(None, "--lang", show_default=False,
@@ -88,23 +96,25 @@ def reveal(store: Store, kata: Kata, question: str, yes: bool) -> None:
     """Ask before showing answers the learner has not earned, and record the look."""
     if earned(store, kata) or maintainer():
         return
-    if not yes and not typer.confirm(question):
+    if not yes and not confirm(question):
         raise typer.Exit(1)
     store.add_reveal(kata.name)
 
 
+def confirm(question: str, default: bool = False) -> bool:
+    """A yes-or-no question, its `[y/N]` and its complaint at any other answer in the learner's
+    language (click's confirm says them in English)."""
+    while True:
+        answer = typer.prompt(f"{question} {say('help.yes' if default else 'help.no')}",
+                              default="", show_default=False, prompt_suffix="").strip().lower()
+        if answer in ("y", "yes", "n", "no", ""):
+            return answer.startswith("y") or (default and not answer)
+        typer.echo(say("help.yes_or_no"))
+
+
 def tr(text: str | None) -> str:
     """The Chinese of one help text; a missing one fails a test, and stays English meanwhile."""
-    if key(text or "") == say("help.help_option", "en"):
-        return say("help.help_option", "zh-TW")
     return translations().get(key(text or ""), text or "")
-
-
-def _piece(piece: str) -> str:
-    """One of click's usage pieces in Chinese: its own labels from the catalogue."""
-    labels = {say(f"help.{k}", "en"): say(f"help.{k}", "zh-TW")
-              for k in ("options_piece", "command_piece")}
-    return labels.get(piece, piece)
 
 
 def _extra(text: str) -> str:
@@ -114,10 +124,6 @@ def _extra(text: str) -> str:
     if "[required]" in text:
         parts.append(say("help.required", "zh-TW"))
     return ("  " + " ".join(parts)) if parts else ""
-
-
-def _paragraph(text: str, width: int, indent: int = 2) -> list[str]:
-    return [" " * indent + line for line in wrap(text, width - indent)]
 
 
 def _rows(title: str, rows: list[tuple[str, str]], width: int) -> list[str]:
@@ -148,13 +154,21 @@ def _summary(command) -> str:
     return first.split("。")[0] + "。" if "。" in first else first
 
 
+def usage(ctx: typer.Context, width: int) -> list[str]:
+    """Click's usage line in the learner's language."""
+    if default_lang() == "en":
+        return [ctx.get_usage()]
+    labels = {say(f"help.{k}", "en"): say(f"help.{k}") for k in ("options_piece", "command_piece")}
+    pieces = " ".join(labels.get(p, p) for p in ctx.command.collect_usage_pieces(ctx))
+    return wrap(f"{say('help.usage')}{ctx.command_path} {pieces}", width)
+
+
 def render(command, ctx: typer.Context) -> str:
     """The command's help page in Chinese, in click's layout."""
     width = min(shutil.get_terminal_size().columns, MAX_WIDTH) - 2  # click's margin
-    usage = " ".join(_piece(p) for p in command.collect_usage_pieces(ctx))
-    lines = [*wrap(f"{say('help.usage', 'zh-TW')}{ctx.command_path} {usage}", width), ""]
+    lines = [*usage(ctx, width), ""]
     for paragraph in tr(command.help).split("\n\n"):
-        lines += [*_paragraph(paragraph, width), ""]
+        lines += [*("  " + line for line in wrap(paragraph, width - 2)), ""]
     records = [(p, _param(p, ctx)) for p in command.get_params(ctx)]
     lines += _rows(say("help.arguments", "zh-TW"),
                    [r for p, r in records if r and p.param_type_name == "argument"], width)
@@ -167,11 +181,71 @@ def render(command, ctx: typer.Context) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
+def _message(error: clicks.UsageError) -> str:
+    """What click says of a usage error, rebuilt from the catalogue and what the error holds;
+    click's own message where it holds no more than that (a plain `ctx.fail`)."""
+    if isinstance(error, clicks.NoSuchOption):
+        possible = say("help.possible", options=", ".join(sorted(error.possibilities))) \
+            if error.possibilities else ""
+        return say("help.no_such_option", name=error.option_name) + possible
+    if isinstance(error, clicks.MissingParameter):  # no `kata` parameter has choices to list
+        if error.param is None or error.message:
+            return error.format_message()
+        return say(f"help.missing_{error.param.param_type_name}", name=error.param.get_error_hint())
+    if isinstance(error, clicks.BadParameter):
+        hint = error.param_hint or (error.param and error.param.get_error_hint())
+        if hint is None:
+            return say("help.invalid", message=error.message)
+        hint = hint if isinstance(hint, str) else " / ".join(repr(h) for h in hint)
+        return say("help.invalid_for", name=hint, message=error.message)
+    if isinstance(error, clicks.BadOptionUsage) and error.message.endswith("an argument."):
+        return say("help.needs_value", name=error.option_name)
+    return error.format_message()
+
+
+class Mistake(clicks.UsageError):
+    """A usage error of click's in the learner's words: the usage line, where to find help, the
+    error."""
+
+    def __init__(self, error: clicks.UsageError) -> None:
+        super().__init__(_message(error), error.ctx)
+
+    def show(self, file=None) -> None:
+        lines = [say("help.error", message=self.message)]
+        if self.ctx is not None:
+            helps = say("help.try", command=self.ctx.command_path,
+                        option=self.ctx.help_option_names[0])
+            lines = [*usage(self.ctx, MAX_WIDTH), helps, "", *lines]
+        typer.echo("\n".join(lines), err=True)
+
+
+@contextmanager
+def _in_words() -> Iterator[None]:
+    try:
+        yield
+    except (Mistake, clicks.NoArgsIsHelpError):
+        raise
+    except clicks.UsageError as error:
+        raise Mistake(error) from error
+    except typer.Abort as abort:  # a question's answer never came: Ctrl-C, or no more input
+        typer.echo(say("help.aborted"), err=True)
+        raise typer.Exit(1) from abort
+
+
 class Localized:
-    """Mixed into a command class: `--help` in the learner's language."""
+    """Mixed into a command class: `--help` and leftover arguments in the learner's language."""
 
     def get_help(self, ctx: typer.Context) -> str:
         return render(self, ctx) if default_lang() == "zh-TW" else super().get_help(ctx)
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        """Click's complaint at arguments left over, from the catalogue."""
+        strict, ctx.allow_extra_args = not ctx.allow_extra_args, True
+        rest = super().parse_args(ctx, args)
+        ctx.allow_extra_args = not strict
+        if rest and strict and not ctx.resilient_parsing:
+            ctx.fail(say("help.extra_arguments", args=" ".join(rest)))
+        return rest
 
 
 class Command(Localized, TyperCommand):
@@ -179,14 +253,35 @@ class Command(Localized, TyperCommand):
 
 
 class Group(Localized, TyperGroup):
-    pass
+    """Click's usage errors, raised while the group or a command under it parses its arguments or
+    runs, come out in the learner's words."""
+
+    def make_context(self, *args, **kwargs) -> typer.Context:
+        with _in_words():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: typer.Context):
+        with _in_words():
+            return super().invoke(ctx)
+
+    def resolve_command(self, ctx: typer.Context, args: list[str]):
+        try:
+            return super().resolve_command(ctx, args)
+        except clicks.UsageError as error:
+            if type(error) is not clicks.UsageError:  # an option where a command should be
+                raise
+            names = [args[0], *difflib.get_close_matches(args[0], list(self.commands))]
+            names = [say("help.quoted", name=name) for name in names]
+            text = say("help.no_such_command", name=names[0])
+            if names[1:]:
+                text += say("help.did_you_mean", names=", ".join(names[1:]))
+            raise clicks.UsageError(text, ctx) from error
 
 
 class DefaultGroup(Group):
     """`kata GROUP [ARGS]` means `kata GROUP DEFAULT [ARGS]` when ARGS does not start with one of
     its subcommands: a group cannot take an optional positional argument next to its
-    subcommands (click would read `submit` as a kata name). Typer ships its own click, so
-    nothing here imports `click` (a plain install does not have it)."""
+    subcommands (click would read `submit` as a kata name)."""
     default = ""
     usage = ""  # DEFAULT's arguments
     when_empty = False  # no ARGS at all means DEFAULT too (else: the group's help)
@@ -202,8 +297,9 @@ class DefaultGroup(Group):
 
 
 class App(typer.Typer):
-    """A Typer app whose commands speak the learner's language in `--help`. Its help is plain, as
-    click prints it: rich's panels give every flag a type column ("--help <bool>")."""
+    """A Typer app whose commands speak the learner's language in `--help` and usage errors. Its
+    help is plain, as click prints it: rich's panels give every flag a type column ("--help
+    <bool>")."""
 
     def __init__(self, *, cls: type[Group] = Group, **kwargs) -> None:
         super().__init__(cls=cls, add_completion=False, rich_markup_mode=None, **kwargs)

@@ -109,20 +109,26 @@ class BrokenImpl(pytest.Item):
         return self.path, None, self.name
 
 
+def _grade(item: pytest.Item, field: str) -> object:
+    """A field of the test's grade mark (its level, title, hint); None for a test without one."""
+    mark = item.get_closest_marker("grade")
+    return mark.kwargs.get(field) if mark else None
+
+
+def _deselect(config: pytest.Config, items: list, dropped) -> None:
+    """Leave out the items for which `dropped(item)` holds, telling pytest (and the Grader)."""
+    config.hook.pytest_deselected(items=[i for i in items if dropped(i)])
+    items[:] = [i for i in items if not dropped(i)]
+
+
 def _keep_titles(config: pytest.Config, items: list) -> None:
     """`--kata-title`: keep only the hidden tests with those titles; name any that match none."""
     titles = set(config.getoption("kata_title"))
-    if not titles:
-        return
-    def title(item) -> str | None:
-        mark = item.get_closest_marker("grade")
-        return mark.kwargs["title"] if mark else None
-    unknown = titles - {title(i) for i in items}
+    unknown = titles - {_grade(i, "title") for i in items}
     if unknown:
         raise pytest.UsageError(f"no hidden test has the title {sorted(unknown)[0]!r}")
-    kept = [i for i in items if title(i) in titles]
-    config.hook.pytest_deselected(items=[i for i in items if title(i) not in titles])
-    items[:] = kept
+    if titles:
+        _deselect(config, items, lambda i: _grade(i, "title") not in titles)
 
 
 def _pair_levels(config: pytest.Config, items: list) -> str:
@@ -143,12 +149,8 @@ def _pair_levels(config: pytest.Config, items: list) -> str:
     if pair is None or pair.mode != Mode.PAIR or pair.kata not in katas:
         return store.notice
     shown = min(pair.level, pair.levels)
-    def later(item) -> bool:
-        kata, mark = catalog.kata_for_path(item.path), item.get_closest_marker("grade")
-        return kata is not None and kata.name == pair.kata and mark is not None \
-            and mark.kwargs["level"] > shown
-    config.hook.pytest_deselected(items=[i for i in items if later(i)])
-    items[:] = [i for i in items if not later(i)]
+    _deselect(config, items, lambda i: getattr(catalog.kata_for_path(i.path), "name", "")
+              == pair.kata and (_grade(i, "level") or 0) > shown)
     Sessions(Store()).record(pair, time.time(), (Kind.LOOK, shown, {
         "what": {"pytest": "pytest", "test": "kata test", "grade": "kata grade"}[via],
         "detail": f"katas/{pair.kata}"}))
@@ -270,15 +272,14 @@ class Grader:
             kata = catalog.kata_for_path(item.path)
             if kata is None:
                 continue
-            mark = item.get_closest_marker("grade")
             hidden = item.path.is_relative_to(catalog.SUITES_DIR)
-            if hidden and mark is None:
+            if hidden and _grade(item, "level") is None:
                 raise pytest.UsageError(f"hidden test {item.nodeid} has no "
                                         "@pytest.mark.grade(...)")
-            level, title, hint = (mark.kwargs["level"], mark.kwargs["title"], mark.kwargs["hint"]) \
-                if hidden else (EXAMPLES, item.name, None)
+            fields = [_grade(item, f) for f in ("level", "title", "hint")] if hidden \
+                else [EXAMPLES, item.name, None]
             run = runs.setdefault(kata.name, KataRun(kata.name, config.getoption("impl")))
-            tests[item.nodeid] = (kata.name, TestResult(item.nodeid, level, title, hint))
+            tests[item.nodeid] = (kata.name, TestResult(item.nodeid, *fields))
             run.results.append(tests[item.nodeid][1])
             by_kata.setdefault(kata.name, []).append(item)
         # Level 1 before Level 2 before Level 3, so the first failure is the most basic one.
@@ -298,9 +299,7 @@ class Grader:
         entry = self.tests.get(item.nodeid)
         if entry is None:
             return 0.0
-        override = self.config.getoption("kata_timeout")
-        mark = item.get_closest_marker("grade")
-        limit = override or (mark and mark.kwargs.get("timeout")) or DEFAULT_TIMEOUT
+        limit = self.config.getoption("kata_timeout") or _grade(item, "timeout") or DEFAULT_TIMEOUT
         return min(limit, AFTER_TIMEOUT) if entry[0] in self.hung else limit
 
     @pytest.hookimpl(wrapper=True)
@@ -316,10 +315,7 @@ class Grader:
         with time_limit(self.limit(item)):
             return (yield)
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_teardown(self, item, nextitem):
-        with time_limit(self.limit(item)):
-            return (yield)
+    pytest_runtest_teardown = pytest_runtest_call  # the same limit around a test's teardown
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):

@@ -22,6 +22,13 @@ from harness.store import Attempt, Store, StoreError, own
 def say(key: str, lang: str, **fields: object) -> str:
     return words.say(f"mock.{key}", lang, **fields)
 
+
+def table(title: str, heads: list[str]) -> Table:
+    """A plain table: a line under the heads, no frame."""
+    return Table(*(Column(h, no_wrap=True) for h in heads), title=title, box=box.SIMPLE_HEAD,
+                 show_edge=False, pad_edge=False, collapse_padding=True)
+
+
 CHART = "progress.png"
 
 
@@ -95,13 +102,11 @@ def chart(attempts: list[Attempt], sessions: list[Session], out: Path, lang: str
                     marker="o" if kind == "graded" else "*",
                     linestyle="-" if kind == "graded" else "--",
                     label=say(f"chart_{kind}", lang, kata=kata))
-        ax.set_title(say("chart_title", lang))
-        ax.set_ylabel(say("chart_y", lang))
-        ax.set_ylim(-5, 105)
-        first, last = min(t for v in series.values() for t, _ in v), max(
-            t for v in series.values() for t, _ in v)
+        stamps = [t for values in series.values() for t, _ in values]
+        first, last = min(stamps), max(stamps)
         pad = max((last - first) * 0.05, 3600.0)  # one point alone still gets a readable axis
-        ax.set_xlim(datetime.fromtimestamp(first - pad), datetime.fromtimestamp(last + pad))
+        ax.set(title=say("chart_title", lang), ylabel=say("chart_y", lang), ylim=(-5, 105),
+               xlim=(datetime.fromtimestamp(first - pad), datetime.fromtimestamp(last + pad)))
         locator = mdates.AutoDateLocator()
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
@@ -132,16 +137,14 @@ def report(console: Console, store: Store, lang: str) -> None:
         console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from exc
     columns = ("col_kata", "col_attempts", "col_best_level", "col_best_time", "col_last")
-    table = Table(*(Column(say(c, lang), no_wrap=True) for c in columns),
-                  title=say("progress_title", lang), box=box.SIMPLE_HEAD, show_edge=False,
-                  pad_edge=False, collapse_padding=True)
+    shown = table(say("progress_title", lang), [say(c, lang) for c in columns])
     known = {k.name for k in catalog.all_katas()}
     for row in rows(attempts, sessions):
         cells = row.cells(lang)
         if row.kata not in known:
             cells[0] += " " + say("gone", lang)
-        table.add_row(*(Text(c) for c in cells))
-    console.print(table)
+        shown.add_row(*(Text(c) for c in cells))
+    console.print(shown)
     rubric_history(console, store, sessions, lang)
     if revealed:  # `kata solution` promised that a look is recorded: here it is
         seen = ", ".join(f"{kata} ({when(at)})" for kata, at in sorted(revealed.items()))
@@ -161,23 +164,18 @@ def rubric_history(console: Console, store: Store, sessions: list[Session], lang
     if not scored:
         return
     dims = rubric.dimensions()
-
-    def says(key: str, **fields: object) -> str:
-        return words.say(f"interviewer.{key}", lang, **fields)
-
-    table = Table(*(Column(says(c), no_wrap=True) for c in
-                    ("col_when", "col_kata", "col_levels", "col_rubric", "col_points")),
-                  title=says("history"), box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                  collapse_padding=True)
+    heads = ("col_when", "col_kata", "col_levels", "col_rubric", "col_points")
+    shown = table(words.say("interviewer.history", lang),
+                  [words.say(f"interviewer.{h}", lang) for h in heads])
     for session, score in scored:
         kata = next((k for k in catalog.all_katas() if k.name == session.kata), None)
         points = rubric.points(kata) if kata else []
         levels = " ".join(str(score.levels[d.id][0]) if score.levels.get(d.id, (0,))[0] else "·"
                           for d in dims)  # unscored or not observed: no level to show
         covered = sum(bool(score.covered.get(p)) for p in points)  # None: not asked
-        table.add_row(*(Text(c) for c in (when(session.started), session.kata,
+        shown.add_row(*(Text(c) for c in (when(session.started), session.kata,
                                           f"{session.levels_passed}/{session.levels}", levels,
                                           f"{covered}/{len(points)}" if points else "—")))
-    console.print(table)
-    console.print(says("legend", names=", ".join(d.id for d in dims)), markup=False,
-                  highlight=False, soft_wrap=True)
+    console.print(shown)
+    console.print(words.say("interviewer.legend", lang, names=", ".join(d.id for d in dims)),
+                  markup=False, highlight=False, soft_wrap=True)

@@ -43,6 +43,11 @@ def print_code(console: Console, code: str, lexer: str) -> None:
     console.print(text, soft_wrap=True)
 
 
+def fits(console: Console, table: Table, width: int) -> bool:
+    """Whether the table's natural width fits: rich would otherwise cut its cells to "…"."""
+    return console.measure(table, options=console.options.update_width(10_000)).maximum <= width
+
+
 def spans(inline: Token) -> list[Span]:
     """An inline token's text, each run with its style."""
     out: list[Span] = []
@@ -113,8 +118,7 @@ class Printer:
         shown = Table(*(Column(header=h) for h in cells[0]), box=box.SIMPLE_HEAD, show_edge=False)
         for row in cells[1:]:
             shown.add_row(*row)
-        wide = self.console.options.update_width(10_000)
-        if self.console.measure(shown, options=wide).maximum <= self.console.width - self.indent:
+        if fits(self.console, shown, self.console.width - self.indent):
             self.console.print(shown)
             return
         for row in rows[1:]:

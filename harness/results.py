@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -50,13 +51,10 @@ class KataRun:
 
     def level_counts(self) -> dict[int, tuple[int, int]]:
         """level -> (passed, total), skipped tests left out of both."""
-        counts: dict[int, list[int]] = {}
-        for r in sorted(self.results, key=lambda r: r.level):
-            if r.outcome != "skipped":
-                c = counts.setdefault(r.level, [0, 0])
-                c[0] += r.outcome == "passed"
-                c[1] += 1
-        return {level: (p, t) for level, (p, t) in counts.items()}
+        ran = [r for r in self.results if r.outcome != "skipped"]
+        return {level: (sum(r.level == level and r.outcome == "passed" for r in ran),
+                        sum(r.level == level for r in ran))
+                for level in sorted({r.level for r in ran})}
 
     @property
     def best_level(self) -> int:
@@ -72,11 +70,11 @@ class KataRun:
 
     @property
     def hidden_passed(self) -> int:
-        return sum(p for lvl, (p, _) in self.level_counts().items() if lvl != EXAMPLES)
+        return sum(r.outcome == "passed" for r in self.results if r.level != EXAMPLES)
 
     @property
     def hidden_total(self) -> int:
-        return sum(t for lvl, (_, t) in self.level_counts().items() if lvl != EXAMPLES)
+        return sum(r.outcome != "skipped" for r in self.results if r.level != EXAMPLES)
 
     @property
     def passed(self) -> bool:
@@ -93,10 +91,7 @@ def level_name(level: int) -> str:
 def counted(items: Iterable[K]) -> list[tuple[K, int]]:
     """Each item once, with how often it came, in order: parametrized cases share a title, and a
     title is said once, counted."""
-    counts: dict[K, int] = {}
-    for item in items:
-        counts[item] = counts.get(item, 0) + 1
-    return list(counts.items())
+    return list(Counter(items).items())
 
 
 def times(n: int) -> str:
@@ -124,13 +119,11 @@ def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
     if run.hidden_total == 0 and examples and not run.import_error:  # e.g. the examples file alone
         lines.append(("  " + say("grade.examples_only", verdict=verdict, passed=examples[0],
                                  total=examples[1], kata=run.kata), run.passed))
-        return lines + ([(f"  {run.recorded}", run.passed)] if run.recorded else [])
-    lines.append(("  " + say("grade.summary", verdict=verdict, passed=run.hidden_passed,
-                             total=run.hidden_total, best=run.best_level, gate=gate(run)),
-                  run.passed))
-    if run.recorded:
-        lines.append((f"  {run.recorded}", run.passed))
-    return lines
+    else:
+        lines.append(("  " + say("grade.summary", verdict=verdict, passed=run.hidden_passed,
+                                 total=run.hidden_total, best=run.best_level, gate=gate(run)),
+                      run.passed))
+    return lines + ([(f"  {run.recorded}", run.passed)] if run.recorded else [])
 
 
 def gate(run: KataRun) -> str:

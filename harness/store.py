@@ -2,8 +2,8 @@
 
 Every write is one transaction, so a killed process leaves the previous state intact. A file
 that is not a database, or a database of another schema (another program's, or a newer kata's),
-is moved aside (never deleted) and a fresh store is started. The schema is versioned with
-`PRAGMA user_version` and migrated in place when it changes.
+is moved aside (never deleted) and a fresh store is started. The schema (schema.sql) is versioned
+with `PRAGMA user_version` and migrated in place when it changes.
 """
 
 from __future__ import annotations
@@ -13,85 +13,23 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from harness.catalog import ROOT
 from harness.words import say
 
-# Every table of the file, the mock interview's included: one schema, one version number.
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS attempts (
-    id INTEGER PRIMARY KEY,
-    kata TEXT NOT NULL,
-    impl TEXT NOT NULL,
-    at REAL NOT NULL,
-    best_level INTEGER NOT NULL,
-    passed INTEGER NOT NULL,
-    total INTEGER NOT NULL,
-    levels TEXT NOT NULL,
-    via TEXT NOT NULL DEFAULT 'grade'
-);
-CREATE TABLE IF NOT EXISTS reveals (kata TEXT NOT NULL, at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS mock_sessions (
-    id INTEGER PRIMARY KEY,
-    kata TEXT NOT NULL,
-    file TEXT NOT NULL,
-    lang TEXT NOT NULL,
-    levels INTEGER NOT NULL,
-    minutes REAL NOT NULL,
-    started REAL NOT NULL,
-    ended REAL,
-    reason TEXT,
-    open INTEGER UNIQUE CHECK (open = 1),
-    mode TEXT NOT NULL DEFAULT 'solo'
-);
-CREATE TABLE IF NOT EXISTS mock_events (
-    id INTEGER PRIMARY KEY,
-    session INTEGER NOT NULL REFERENCES mock_sessions(id),
-    at REAL NOT NULL,
-    kind TEXT NOT NULL,
-    level INTEGER NOT NULL,
-    data TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS mock_events_by_session ON mock_events(session);
-CREATE TABLE IF NOT EXISTS rubric_entries (
-    id INTEGER PRIMARY KEY,
-    session INTEGER NOT NULL REFERENCES mock_sessions(id),
-    at REAL NOT NULL,
-    item TEXT NOT NULL,
-    level INTEGER,
-    text TEXT NOT NULL DEFAULT ''
-);
-"""
-# `open` is 1 while a session runs and NULL after: UNIQUE lets many NULLs through but only one 1,
-# so the database itself refuses a second open session. `rubric_entries` is an append-only log of
-# an interviewer's scoring of a pair session: the latest entry for an item (a dimension, a
-# follow-up point, the notes) is its value.
-
+SCHEMA = Path(__file__).with_name("schema.sql").read_text(encoding="utf-8")
 VERSION = 3  # bump it with every change to SCHEMA, and add the step that gets there below
-# version -> the statements that turn a file of that version into the next one. Version 0 is a
-# store from before versioning: the same tables as version 1, some perhaps not created yet.
-# Each step runs after SCHEMA has created the tables a file lacked, so it checks what is there.
-
-
-def _add_via(db: sqlite3.Connection) -> None:
-    """Version 2 records how each attempt was run; every one before was a `kata grade`."""
-    if "via" not in _columns(db)["attempts"]:
-        db.execute("ALTER TABLE attempts ADD COLUMN via TEXT NOT NULL DEFAULT 'grade'")
-
-
-def _add_mode(db: sqlite3.Connection) -> None:
-    """Version 3 says how each mock session is run (solo, brief, pair); every one before was solo.
-    Its rubric_entries table is created by SCHEMA."""
-    if "mode" not in _columns(db)["mock_sessions"]:
-        db.execute("ALTER TABLE mock_sessions ADD COLUMN mode TEXT NOT NULL DEFAULT 'solo'")
-
-
-MIGRATIONS: dict[int, list[Callable[[sqlite3.Connection], None]]] = {
-    0: [], 1: [_add_via], 2: [_add_mode]}
+# version -> the column that turns a file of that version into the next one. Version 0 is a
+# store from before versioning: the tables of version 1, some perhaps not created yet. SCHEMA
+# runs first and creates the tables a file lacks, whole, so a step adds only missing columns.
+MIGRATIONS = {
+    1: ("attempts", "via TEXT NOT NULL DEFAULT 'grade'"),  # before: every attempt a `kata grade`
+    2: ("mock_sessions", "mode TEXT NOT NULL DEFAULT 'solo'"),  # before: every session solo
+}
 VIAS = ("grade", "pytest", "test", "mock")  # kata grade, pytest katas/<kata>, kata test, a mock
 DERIVED = ("progress.png",)  # files drawn from the store: stale once a fresh store starts
 
@@ -137,8 +75,7 @@ class Store:
             problem = (say("store.corrupt"), "corrupt")
         if problem:
             why, tag = problem
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            backup = self.path.with_name(f"{self.path.name}.{tag}-{stamp}")
+            backup = self.path.with_name(f"{self.path.name}.{tag}-{time.strftime('%Y%m%d-%H%M%S')}")
             shutil.move(self.path, backup)
             for name in DERIVED:
                 self.path.with_name(name).unlink(missing_ok=True)
@@ -147,26 +84,27 @@ class Store:
                 raise StoreError(say("store.no_fresh", path=self.path))
 
     def _prepare(self) -> tuple[str, str] | None:
-        """Create or migrate the schema in one transaction; (why, tag) when the file is not ours.
-        """
+        """Create or migrate the schema in one transaction; (why, tag) when the file is not ours."""
         db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
         try:
             db.execute("BEGIN IMMEDIATE")  # two commands starting at once migrate once
             version = db.execute("PRAGMA user_version").fetchone()[0]
+            problem = None
             if version > VERSION:
+                problem = say("store.newer", version=version), "newer"
+            elif version == 0 and _foreign(db, columns=False):  # columns: checked once migrated
+                problem = say("store.foreign"), "foreign"
+            else:
+                for statement in SCHEMA.split(";"):
+                    db.execute(statement)
+                for step, (table, column) in MIGRATIONS.items():
+                    if step >= version and column.split()[0] not in _columns(db)[table]:
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+                if _foreign(db):
+                    problem = say("store.foreign"), "foreign"
+            if problem:
                 db.execute("ROLLBACK")
-                return say("store.newer", version=version), "newer"
-            if version == 0 and _foreign(db, columns=False):  # columns: checked once migrated
-                db.execute("ROLLBACK")
-                return say("store.foreign"), "foreign"
-            for statement in _statements(SCHEMA):
-                db.execute(statement)
-            for step in range(version, VERSION):
-                for migrate in MIGRATIONS[step]:
-                    migrate(db)
-            if _foreign(db):
-                db.execute("ROLLBACK")
-                return say("store.foreign"), "foreign"
+                return problem
             db.execute(f"PRAGMA user_version = {VERSION}")
             db.execute("COMMIT")
         finally:
@@ -174,7 +112,8 @@ class Store:
         return None
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write or read, for the store's own tables and the mock sessions'."""
         db = sqlite3.connect(self.path, timeout=5.0)
         try:
             with db:  # one transaction: committed on success, rolled back on any error
@@ -187,20 +126,16 @@ class Store:
             db.close()
 
     def add_attempt(self, a: Attempt) -> None:
-        with self._connect() as db:
-            db.execute(
-                "INSERT INTO attempts (kata, impl, at, best_level, passed, total, levels, via) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (a.kata, a.impl, a.at, a.best_level, a.passed, a.total, json.dumps(a.levels),
-                 a.via))
+        with self.transaction() as db:
+            db.execute("INSERT INTO attempts (kata, impl, at, best_level, passed, total, levels, "
+                       "via) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (*astuple(a)[:6], json.dumps(a.levels), a.via))
 
     def attempts(self, kata: str | None = None) -> list[Attempt]:
-        query = "SELECT kata, impl, at, best_level, passed, total, levels, via FROM attempts"
-        args: tuple = ()
-        if kata:
-            query, args = query + " WHERE kata = ?", (kata,)
-        with self._connect() as db:
-            rows = db.execute(query + " ORDER BY at", args).fetchall()
+        where, args = (" WHERE kata = ?", (kata,)) if kata else ("", ())
+        with self.transaction() as db:
+            rows = db.execute("SELECT kata, impl, at, best_level, passed, total, levels, via "
+                              f"FROM attempts{where} ORDER BY at", args).fetchall()
         return [Attempt(*row[:6], json.loads(row[6]), row[7]) for row in rows]
 
     def best(self, kata: str) -> Attempt | None:
@@ -209,29 +144,16 @@ class Store:
         return max(mine, key=lambda a: (a.best_level, a.passed, -a.at), default=None)
 
     def add_reveal(self, kata: str) -> None:
-        with self._connect() as db:
+        with self.transaction() as db:
             db.execute("INSERT INTO reveals (kata, at) VALUES (?, ?)", (kata, time.time()))
 
     def revealed(self, kata: str) -> bool:
-        with self._connect() as db:
-            row = db.execute("SELECT 1 FROM reveals WHERE kata = ?", (kata,)).fetchone()
-        return row is not None
+        return kata in self.reveals()
 
     def reveals(self) -> dict[str, float]:
         """kata -> when you first looked at its reference solution."""
-        with self._connect() as db:
-            rows = db.execute("SELECT kata, MIN(at) FROM reveals GROUP BY kata").fetchall()
-        return dict(rows)
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """For features with tables of their own (mock sessions): one atomic write."""
-        with self._connect() as db:
-            yield db
-
-
-def _statements(script: str) -> list[str]:
-    return [part.strip() for part in script.split(";") if part.strip()]
+        with self.transaction() as db:
+            return dict(db.execute("SELECT kata, MIN(at) FROM reveals GROUP BY kata").fetchall())
 
 
 def _columns(db: sqlite3.Connection) -> dict[str, set[str]]:
@@ -240,19 +162,12 @@ def _columns(db: sqlite3.Connection) -> dict[str, set[str]]:
     return {t: {row[1] for row in db.execute(f'PRAGMA table_info("{t}")')} for t in tables}
 
 
-def _expected() -> dict[str, set[str]]:
-    db = sqlite3.connect(":memory:")
-    try:
-        db.executescript(SCHEMA)
-        return _columns(db)
-    finally:
-        db.close()
-
-
 def _foreign(db: sqlite3.Connection, columns: bool = True) -> bool:
     """True when the file holds tables, none of them ours, or (`columns`) one of ours lacks a
     column."""
-    found, wanted = _columns(db), _expected()
+    with closing(sqlite3.connect(":memory:")) as memory:
+        memory.executescript(SCHEMA)
+        found, wanted = _columns(db), _columns(memory)
     if found and not set(found) & set(wanted):
         return True
     return columns and any(not wanted[t] <= cols for t, cols in found.items() if t in wanted)

@@ -10,8 +10,10 @@ import sys
 
 import pytest
 from mockkit import LEVELS, kata, make_run, start
+from typer.testing import CliRunner
 
 from harness import catalog, mutants, words
+from harness.cli import app
 from harness.results import read_json
 from harness.session import rubric
 from harness.store import Attempt, Store
@@ -118,3 +120,19 @@ def test_every_mock_and_interviewer_screen_is_chinese(zh, work, clock, grader):
     outputs += [kata("interviewer", "report").output, kata("progress").output]
     for output in outputs:
         assert english(output) == [], output
+
+
+@pytest.mark.parametrize("args", [["show", "--bogus"], ["show"], ["mutants"], ["shwo"],
+                                  ["show", "auc_roc", "--level"], ["show", "auc_roc", "extra"],
+                                  ["mock", "--bogus"], ["interviewer", "script", "--nope"]])
+def test_click_says_its_usage_errors_in_chinese(zh, args):
+    result = CliRunner().invoke(app, args, prog_name="kata")
+    assert result.exit_code == 2 and "錯誤：" in result.output, result.output
+    syntax = re.sub(r"^用法：.*$", "", result.output, flags=re.M)  # the command's, as typed
+    assert english(syntax) == [], result.output
+
+
+def test_a_confirmation_asks_in_chinese(zh):
+    result = kata("solution", "auc_roc", input="好\nn\n")
+    assert result.exit_code == 1 and "[y 是／N 否，預設否]" in result.output, result.output
+    assert english(result.output) == [], result.output
