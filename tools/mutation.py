@@ -437,10 +437,10 @@ def _grade(session: pytest.Session, request: dict) -> int:
     config.option.kata_title = []
     config.option.kata_timeout = request["timeout"]
     config.option.maxfail = 1
-    plugin.reset(config)
+    grader = plugin.Grader.fresh(config)
     order = {test: n for n, test in enumerate(request["tests"])}
     items = [item for item in session.items if item.nodeid in order]
-    plugin.pytest_collection_modifyitems(session, config, items)  # loads the mutant
+    grader.pytest_collection_modifyitems(session, config, items)  # loads the mutant
     items.sort(key=lambda item: order.get(item.nodeid, -1))  # a file that does not import: first
     session.items, session.testsfailed, session.shouldfail = items, 0, False
     for n, item in enumerate(items):
