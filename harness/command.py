@@ -101,15 +101,15 @@ def reveal(store: Store, kata: Kata, question: str, yes: bool) -> None:
     store.add_reveal(kata.name)
 
 
-def confirm(question: str, default: bool = False) -> bool:
+def confirm(question: str, default: bool = False, lang: str | None = None) -> bool:
     """A yes-or-no question, its `[y/N]` and its complaint at any other answer in the learner's
     language (click's confirm says them in English)."""
     while True:
-        answer = typer.prompt(f"{question} {say('help.yes' if default else 'help.no')}",
+        answer = typer.prompt(f"{question} {say('help.yes' if default else 'help.no', lang)}",
                               default="", show_default=False, prompt_suffix="").strip().lower()
         if answer in ("y", "yes", "n", "no", ""):
             return answer.startswith("y") or (default and not answer)
-        typer.echo(say("help.yes_or_no"))
+        typer.echo(say("help.yes_or_no", lang))
 
 
 def tr(text: str | None) -> str:

@@ -113,7 +113,7 @@ def _reveal(store: Store, kata: catalog.Kata, lang: str, yes: bool) -> None:
     mark = INTERVIEWER + kata.name
     if command.earned(store, kata) or command.maintainer() or store.revealed(mark):
         return
-    if not yes and not typer.confirm(say("reveal", lang, kata=kata.name)):
+    if not yes and not command.confirm(say("reveal", lang, kata=kata.name), lang=lang):
         raise typer.Exit(1)
     store.add_reveal(mark)
 
@@ -445,10 +445,10 @@ def _ask(kata: catalog.Kata, session: Session, lang: str, stored: rubric.Score, 
         if f in asked:
             continue
         printer.text(f"{f}. {followup.question(lang)}", "bold")
-        was_asked = typer.confirm(say("ask_asked", lang), default=True)
+        was_asked = command.confirm(say("ask_asked", lang), True, lang)
         entries = []
         for p, point in enumerate(followup.points(lang), start=1):
-            value = int(typer.confirm(say("ask_point", lang, point=point), default=False)) \
+            value = int(command.confirm(say("ask_point", lang, point=point), False, lang)) \
                 if was_asked else rubric.NOT_ASKED
             entries.append((rubric.point_item(f, p), value, ""))
         save(*entries)

@@ -134,7 +134,8 @@ def _new_file(file: Path, kata: catalog.Kata, screen: Screen) -> None:
     """Offer to start a --file that does not exist yet from the pristine stub; without a yes
     (or with no one to answer), say how and stop."""
     try:
-        yes = typer.confirm(screen.words("file_new", file=file, kata=kata.name), default=True)
+        question = screen.words("file_new", file=file, kata=kata.name)
+        yes = command.confirm(question, True, screen.lang)
     except typer.Abort:  # no input to read the answer from
         yes = False
     if not yes:
