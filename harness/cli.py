@@ -48,11 +48,6 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _kata(name: str) -> catalog.Kata:
-    try:
-        return catalog.get(name)
-    except KeyError as exc:
-        raise typer.BadParameter(exc.args[0]) from exc
 
 
 def _store() -> Store:
@@ -104,7 +99,7 @@ def show(name: str = KataArg, lang: str = LangOpt,
          level: int = typer.Option(0, show_default=False,
                                    help="show only this level (default: all)")) -> None:
     """The kata's prompt."""
-    kata, lang = _kata(name), language(lang)
+    kata, lang = command.kata(name), language(lang)
     if not 0 <= level <= kata.num_levels:
         raise typer.BadParameter(say("cli.bad_level", kata=kata.name, n=kata.num_levels,
                                      level=level), param_hint="--level")
@@ -123,7 +118,7 @@ def test(ctx: typer.Context, name: str = KataArg, impl: str = ImplOpt) -> None:
     """Run pytest on the kata: examples, then the hidden suite.
 
     Extra options go to pytest; a full run is recorded in your progress."""
-    kata = _kata(name)
+    kata = command.kata(name)
     via = [] if any(a.startswith("--kata-via") for a in ctx.args) else ["--kata-via=test"]
     code = subprocess.call(grading.pytest_command(kata, kata.impl_arg(impl), *via, *ctx.args),
                            cwd=catalog.ROOT)
@@ -136,7 +131,7 @@ def grade(name: str = KataArg, impl: str = ImplOpt,
     """The scorecard alone, recorded in your progress.
 
     `pytest katas/KATA` records a full run too, with pytest's report around it."""
-    kata = _kata(name)
+    kata = command.kata(name)
     try:
         run, output = grading.grade(kata, impl, *(["--reveal"] if reveal else []), via="grade")
     except grading.GradingError as exc:
@@ -151,7 +146,7 @@ def grade(name: str = KataArg, impl: str = ImplOpt,
 @app.command()
 def reset(name: str = KataArg) -> None:
     """Restore the stub; your file is backed up first."""
-    kata = _kata(name)
+    kata = command.kata(name)
     try:
         pristine = kata.pristine_stub()
     except FileNotFoundError as exc:
@@ -173,7 +168,7 @@ def reset(name: str = KataArg) -> None:
 def solution(name: str = KataArg,
              yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
     """Show the reference solution (asks, and records it)."""
-    kata = _kata(name)
+    kata = command.kata(name)
     if not yes and not command.confirm(say("cli.reveal_solution", kata=kata.name)):
         raise typer.Exit(1)
     _store().add_reveal(kata.name)
@@ -213,7 +208,7 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
           quick: bool = typer.Option(False, help="small sizes, a few seconds"),
           out: Path = typer.Option(None, help="folder for the Markdown table and plots")) -> None:
     """Time an implementation against the kata's named baseline."""
-    kata = _kata(name)
+    kata = command.kata(name)
     try:
         module = load_module(kata.impl_path(impl), f"kata_impl_{kata.name}", api=kata.api)
         runner = load_module(kata.bench_path, f"kata_bench_{kata.name}")
@@ -248,7 +243,7 @@ def mutants_(name: str = KataArg,
                                            "hidden tests that catch them"),
              yes: bool = typer.Option(False, "--yes", help="do not ask before revealing")) -> None:
     """The kata's classic mistakes; with MUTANT, one as a diff."""
-    kata, lang = _kata(name), language(lang)
+    kata, lang = command.kata(name), language(lang)
     try:
         found = mutants.load(kata)
         chosen = mutants.get(kata, mutant) if mutant else None

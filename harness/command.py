@@ -24,6 +24,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
 
+from harness import catalog
 from harness.catalog import LANGS, Kata
 from harness.cjk import wrap
 from harness.lang import lang as default_lang
@@ -99,6 +100,15 @@ def reveal(store: Store, kata: Kata, question: str, yes: bool) -> None:
     if not yes and not confirm(question):
         raise typer.Exit(1)
     store.add_reveal(kata.name)
+
+
+def kata(name: str) -> Kata:
+    """The kata a command names, or click's bad-parameter error listing the known ones."""
+    try:
+        return catalog.get(name)
+    except KeyError:
+        known = ", ".join(k.name for k in catalog.all_katas())
+        raise typer.BadParameter(say("cli.no_kata", name=name, known=known)) from None
 
 
 def confirm(question: str, default: bool = False, lang: str | None = None) -> bool:

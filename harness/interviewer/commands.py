@@ -129,10 +129,7 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
     and the classic mistakes, so the first look asks and is recorded as yours, the
     interviewer's: it does not count as the candidate looking at the solution."""
     lang = command.language(lang)
-    try:
-        kata = catalog.get(name)
-    except KeyError as exc:
-        raise typer.BadParameter(exc.args[0]) from exc
+    kata = command.kata(name)
     with command.guard(console):
         store = command.open_store(console)
         _reveal(store, kata, lang, yes)

@@ -154,10 +154,7 @@ def _pick(name: str | None, sessions: Sessions, screen: Screen) -> catalog.Kata:
             screen.say("all_passed", "yellow")
             raise typer.Exit(1)
         return kata
-    try:
-        kata = catalog.get(name)
-    except KeyError as exc:
-        raise typer.BadParameter(exc.args[0]) from exc
+    kata = command.kata(name)
     problems = interview.usable(kata)
     if problems:
         screen.say("bad_kata", "red", kata=name, problems="; ".join(problems[:3]))
