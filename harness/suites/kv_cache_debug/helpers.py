@@ -114,7 +114,7 @@ def decoded(gpt, prompts: list[list[int]], n: int, eos: int | None = None,
     mask = torch.tensor([pad([1] * len(p)) for p in prompts], dtype=torch.bool)
     logits, cache = gpt.forward(torch.tensor([pad(p) for p in prompts]), mask)
     last = torch.tensor([width - 1 if side == "left" else len(p) - 1 for p in prompts])
-    tokens = logits[torch.arange(len(prompts)), last].argmax(-1)
+    tokens = logits.detach().cpu()[torch.arange(len(prompts)), last].argmax(-1)
     live = torch.ones(len(prompts), dtype=torch.bool)
     for step in range(n):
         for row in live.nonzero()[:, 0].tolist():
@@ -125,7 +125,7 @@ def decoded(gpt, prompts: list[list[int]], n: int, eos: int | None = None,
             break
         mask = torch.cat([mask, live[:, None]], dim=1)
         logits, cache = gpt.forward(tokens[:, None], mask, cache)
-        tokens = logits[:, -1].argmax(-1)
+        tokens = logits.detach().cpu()[:, -1].argmax(-1)
     return out
 
 
