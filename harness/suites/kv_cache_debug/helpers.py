@@ -31,6 +31,11 @@ class Spec:
 
 
 SPEC = Spec()  # the model most tests use: 4 heads, 2 layers
+# One head: a padded, batched or cached run meets the same columns as the row alone, whatever
+# the head split. With wq zero every score is 0 too: attention is the mean of the values a query
+# may see, so only which keys it sees counts, not their positions or the scale of the scores.
+ONE_HEAD = Spec(n_heads=1)
+MEANS = Spec(n_heads=1, zero=("wq",))
 
 
 @functools.cache
@@ -76,10 +81,12 @@ def greedy(spec: Spec, prompt: list[int], n: int, eos: int | None = None) -> lis
     return out
 
 
-# The cache, padding and decoding tests compare the learner's model with itself: a batched, padded
-# or cached run against the same model's forward of each sequence alone, unpadded, without a cache.
-# A mistake in the model's arithmetic then fails only the golden tests (against the oracle), and a
-# cache, mask or decoding mistake only the tests of its own kind.
+# The cache, padding, chunk and decoding tests compare the learner's model with itself: a batched,
+# padded or cached run against the same model's forward of each sequence alone or of the whole
+# batch at once, and generate against its own forward called as the prompt says. A mistake in the
+# model's arithmetic then fails only the golden tests (against the oracle), and a cache, mask or
+# decoding mistake only the tests of its own kind. Where another part of the model would still
+# show, the test's model hides it: one head (ONE_HEAD) or queries of zero (MEANS).
 
 def own(gpt, tokens: tuple[int, ...] | list[int]) -> np.ndarray:
     """(n, V): the learner's own forward of `tokens` as one row, no mask, no cache."""
@@ -87,11 +94,38 @@ def own(gpt, tokens: tuple[int, ...] | list[int]) -> np.ndarray:
     return logits[0].detach().cpu().numpy()
 
 
-def own_greedy(gpt, prompt: list[int], n: int, eos: int | None = None) -> list[int]:
-    """What `prompt` alone generates by the learner's own full recompute, first maximum on ties."""
-    out: list[int] = []
-    while len(out) < n and (not out or out[-1] != eos):
-        out.append(int(np.argmax(own(gpt, [*prompt, *out])[-1])))
+def decoded(gpt, prompts: list[list[int]], n: int, eos: int | None = None,
+            side: str = "left") -> list[list[int]]:
+    """What `generate` must return on the model's own `forward`, called as the prompt says: the
+    padded prompts without a cache, each row's first token from its last real position, then one
+    token per call with the grown mask and the cache, greedy (torch's argmax takes the first
+    maximum). A mistake in `forward` then shows in the forward tests, not in these: generate is
+    checked against the model it is given. (Pad id 0 and finished rows kept, fed their last token:
+    both are the learner's choice, and a model that honours the mask cannot tell.)"""
+    out: list[list[int]] = [[] for _ in prompts]
+    if n == 0:
+        return out
+    width = max(map(len, prompts))
+
+    def pad(row: list[int]) -> list[int]:
+        gap = [0] * (width - len(row))
+        return gap + row if side == "left" else row + gap
+
+    mask = torch.tensor([pad([1] * len(p)) for p in prompts], dtype=torch.bool)
+    logits, cache = gpt.forward(torch.tensor([pad(p) for p in prompts]), mask)
+    last = torch.tensor([width - 1 if side == "left" else len(p) - 1 for p in prompts])
+    tokens = logits.detach().cpu()[torch.arange(len(prompts)), last].argmax(-1)
+    live = torch.ones(len(prompts), dtype=torch.bool)
+    for step in range(n):
+        for row in live.nonzero()[:, 0].tolist():
+            out[row].append(int(tokens[row]))
+        if eos is not None:
+            live &= tokens != eos
+        if step == n - 1 or not live.any():
+            break
+        mask = torch.cat([mask, live[:, None]], dim=1)
+        logits, cache = gpt.forward(tokens[:, None], mask, cache)
+        tokens = logits.detach().cpu()[:, -1].argmax(-1)
     return out
 
 
@@ -104,6 +138,17 @@ def assert_rows_match(gpt, ids: np.ndarray, mask: np.ndarray, logits: np.ndarray
             want = own(gpt, tuple(ids[b][real].tolist()))
             gap = np.abs(logits[b][real] - want).max()
             assert gap <= TOL, f"row {b}: real positions off the row's own forward by {gap:.3g}"
+
+
+def assert_same_real_logits(got: np.ndarray, want: np.ndarray, mask: np.ndarray) -> None:
+    """Two runs of one model agree at every real position, NaN matching NaN: a NaN is the
+    finiteness tests' failure, not this one's."""
+    real = mask == 1
+    a, b = got[real], want[real]
+    same = (np.abs(a - b) <= TOL) | (np.isnan(a) & np.isnan(b))
+    if not same.all():
+        gap = np.nanmax(np.abs(a - b)) if np.isfinite(a - b).any() else float("nan")
+        assert same.all(), f"{(~same).sum()} real logits differ, by up to {gap:.3g}"
 
 
 def identical(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -151,6 +196,11 @@ def feed(gpt, batch: Batch):
         cache, start = out, start + size
 
 
+def one_shot(batch: Batch) -> Batch:
+    """The same batch in a single call, without a cache."""
+    return Batch(batch.ids, batch.mask, [batch.ids.shape[1]], batch.mask_dtype, batch.id_dtype)
+
+
 def fed_logits(gpt, batch: Batch) -> np.ndarray:
     """(B, S, V): every chunk's logits, side by side."""
     return np.concatenate([s.logits.detach().cpu().numpy() for s in feed(gpt, batch)], axis=1)
@@ -176,13 +226,15 @@ def row_mask(draw, steps: int) -> list[int]:
 
 @st.composite
 def batches(draw, chunks: str) -> Batch:
-    """Up to 3 rows of up to 7 steps. chunks="decode": a prefill, then one token per call;
-    "any": any split into chunks."""
+    """Up to 3 rows of up to 7 steps. chunks="one": a single call; "decode": a prefill, then one
+    token per call; "any": any split into chunks."""
     rows, steps = draw(st.integers(1, 3)), draw(st.integers(1, 7))
     mask = np.array([row_mask(draw, steps) for _ in range(rows)])
     ids = np.array(draw(st.lists(st.lists(st.integers(0, V - 1), min_size=steps,
                                           max_size=steps), min_size=rows, max_size=rows)))
-    if chunks == "decode":
+    if chunks == "one":
+        sizes = [steps]
+    elif chunks == "decode":
         first = draw(st.integers(1, steps))
         sizes = [first] + [1] * (steps - first)
     else:

@@ -7,18 +7,22 @@ from hypothesis import given
 from harness.marks import level
 
 from .helpers import (
+    MEANS,
+    ONE_HEAD,
     SPEC,
     TOL,
     Batch,
     D,
     Spec,
     assert_rows_match,
+    assert_same_real_logits,
     batches,
     examples,
     fed_logits,
     feed,
     identical,
     model,
+    one_shot,
     plain,
     tensors,
     weights,
@@ -101,15 +105,52 @@ def test_zero_queries_average_the_real_values(impl):
 @grade("single-head attention over several tokens must match the plain forward",
        hint="attention")
 def test_one_head_matches_the_plain_forward(impl):
-    spec = Spec(n_heads=1)
-    logits, _ = model(impl, spec).forward(torch.tensor(PROMPTS))
+    logits, _ = model(impl, ONE_HEAD).forward(torch.tensor(PROMPTS))
     for row, ids in zip(logits, PROMPTS, strict=True):
-        assert_close(row, plain(spec, tuple(ids)))
+        assert_close(row, plain(ONE_HEAD, tuple(ids)))
 
 
-@grade("several heads must match the plain forward, each on its own columns", hint="heads")
+def one_live_head() -> tuple[dict, dict]:
+    """Weights for four heads of dim 8 where only head 0 has queries, keys and values, and for
+    one head of dim 32 that computes the same: head 0's rotary pair (i, i + 4), at the angle
+    t·10000^(-i/4), is the pair (4i, 4i + 16) of a 32-dim head, and queries twice as large make
+    up for sqrt(32) = 2·sqrt(8). The values need no move: they are not rotated."""
+    four, one = tensors(SPEC), tensors(SPEC)
+    pairs = [(i, 4 * i) for i in range(4)] + [(i + 4, 4 * i + 16) for i in range(4)]
+    for i in range(SPEC.layers):
+        for name, factor in (("wq", 2.0), ("wk", 1.0)):
+            w = four[f"layers.{i}.{name}"]
+            w[:, 8:] = 0
+            one[f"layers.{i}.{name}"] = torch.zeros_like(w)
+            for col, to in pairs:
+                one[f"layers.{i}.{name}"][:, to] = factor * w[:, col]
+        four[f"layers.{i}.wv"][:, 8:] = 0
+        one[f"layers.{i}.wv"] = four[f"layers.{i}.wv"].clone()
+    return four, one
+
+
+@grade("each head must divide its scores by the square root of its own head dim: one live head "
+       "of four must match a single head of dim D with doubled queries", hint="attention")
+def test_scores_scale_with_the_head_dim(impl):
+    # One token per call, both models alike: whatever a mistake does to positions or to the
+    # split of a longer chunk, it does to both, and only the scale tells them apart.
+    four_w, one_w = one_live_head()
+    four, one = impl.TinyGPT(four_w, 4), impl.TinyGPT(one_w, 1)
+    ids = torch.tensor(PROMPTS)
+    four_cache = one_cache = None
+    for t in range(ids.shape[1]):
+        got, four_cache = four.forward(ids[:, t:t + 1], None, four_cache)
+        want, one_cache = one.forward(ids[:, t:t + 1], None, one_cache)
+        gap = (got - want).abs().max().item()
+        assert gap <= TOL, f"step {t}: off by {gap:.3g}"
+
+
+@grade("with wq zero, several heads must match the plain forward, each on its own columns",
+       hint="heads")
 def test_four_heads_match_the_plain_forward(impl):
-    spec = Spec(n_heads=4)
+    # Every score is 0, so each head averages its own columns of the values: the split and the
+    # merge of the heads show, the scale and the rotary play no part.
+    spec = Spec(n_heads=4, zero=("wq",))
     logits, _ = model(impl, spec).forward(torch.tensor(PROMPTS))
     for row, ids in zip(logits, PROMPTS, strict=True):
         assert_close(row, plain(spec, tuple(ids)))
@@ -153,11 +194,31 @@ def test_the_cache_grows_by_one_step(impl):
         assert identical(k1[:, :, :5], k0) and identical(v1[:, :, :5], v0)
 
 
+@grade("a padded batch fed as a prefill, then one token per call on the cache, must give the "
+       "logits of one forward over it", hint="cache")
+def test_padded_decoding_on_the_cache(impl):
+    # With wq zero, attention is the mean of the values each query may see: a step kept in the
+    # wrong column of the cache shows, and positions and the scale of the scores play no part.
+    gpt = model(impl, MEANS)
+    batch = Batch(PADDED.ids, PADDED.mask, [3, 1, 1, 1, 1])
+    assert_same_real_logits(fed_logits(gpt, batch), fed_logits(gpt, one_shot(batch)), batch.mask)
+
+
+@grade("under any mask, a prefill then one token per call on the cache must give the logits of "
+       "one forward over the whole batch", hint="cache")
+@examples(60)
+@given(batches("decode"))
+def test_any_mask_decoding_on_the_cache(impl, batch):
+    gpt = model(impl, MEANS)
+    assert_same_real_logits(fed_logits(gpt, batch), fed_logits(gpt, one_shot(batch)), batch.mask)
+
+
 @grade("decoding token by token with the cache must give the full forward's logits",
        hint="positions")
 def test_decoding_on_the_cache(impl):
-    # No mask: None means all ones, over the cached steps too.
-    gpt = model(impl)
+    # No mask: None means all ones, over the cached steps too. One head, so that the head split
+    # is the same for a chunk of one token as for seven.
+    gpt = model(impl, ONE_HEAD)
     ids = torch.tensor(PROMPTS)
     full, _ = gpt.forward(ids)
     _, cache = gpt.forward(ids[:, :3])
@@ -169,18 +230,18 @@ def test_decoding_on_the_cache(impl):
 
 @grade("padded rows must give finite logits, each row its own", hint="masks")
 def test_padded_rows(impl):
-    gpt = model(impl)
+    gpt = model(impl, ONE_HEAD)
     logits = fed_logits(gpt, PADDED)
     assert np.isfinite(logits).all()
     assert_rows_match(gpt, PADDED.ids, PADDED.mask, logits)
 
 
-@grade("under any mask, a prefill then one token per call must give finite logits and each "
-       "row's plain forward at its real positions", hint="masks")
+@grade("under any mask, one forward must give finite logits and each row's plain forward at "
+       "its real positions", hint="masks")
 @examples(60)
-@given(batches("decode"))
-def test_any_mask_prefill_then_decode(impl, batch):
-    gpt = model(impl)
+@given(batches("one"))
+def test_any_mask_in_one_forward(impl, batch):
+    gpt = model(impl, ONE_HEAD)
     logits = fed_logits(gpt, batch)
     assert np.isfinite(logits).all()
     assert_rows_match(gpt, batch.ids, batch.mask, logits)
@@ -217,9 +278,9 @@ def test_the_cache_passed_in_is_untouched(impl, batch):
 
 @grade("ids at pad positions must not change any real logit", hint="masks")
 @examples(40)
-@given(batches("decode"))
+@given(batches("one"))
 def test_pad_ids_change_nothing(impl, batch):
-    gpt = model(impl)
+    gpt = model(impl, ONE_HEAD)
     other = Batch(np.where(batch.mask == 1, batch.ids, (batch.ids + 7) % 48), batch.mask,
                   batch.sizes, batch.mask_dtype, batch.id_dtype)
     real = batch.mask == 1

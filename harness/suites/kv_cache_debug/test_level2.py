@@ -13,10 +13,11 @@ from .helpers import (
     SPEC,
     D,
     Spec,
+    V,
+    decoded,
     examples,
     greedy,
     model,
-    own_greedy,
     prompt_lists,
     sides,
     spy,
@@ -36,39 +37,53 @@ def alone(prompts: list[list[int]], n: int, eos: int | None = None,
     return [greedy(spec, p, n, eos) for p in prompts]
 
 
-def own_alone(gpt, prompts: list[list[int]], n: int, eos: int | None = None) -> list[list[int]]:
-    """What each prompt generates alone by the learner's own full recompute: the answer that a
-    batch on the cache must reproduce, whatever the model's arithmetic."""
-    return [own_greedy(gpt, p, n, eos) for p in prompts]
+# The answer is what the model's own forward gives, called as the prompt says generate calls it
+# (helpers.decoded): a mistake in forward fails the forward tests, and these tests only the
+# mistakes of generate. Each avoids the other aspects: the decode tests pad on the left and have
+# no EOS, the first-token tests take one token, the EOS tests use prompts of one length.
 
-
-@grade("a left-padded batch must generate what each prompt generates alone", hint="decode")
+@grade("a left-padded batch must generate the greedy tokens of its own forward, called with the "
+       "grown mask on the cache", hint="decode")
 def test_left_padded_batch(impl):
     gpt = model(impl)
-    assert gpt.generate(copy.deepcopy(PROMPTS), 6) == own_alone(gpt, PROMPTS, 6)
+    assert gpt.generate(copy.deepcopy(PROMPTS), 6) == decoded(gpt, PROMPTS, 6)
 
 
-@grade("right padding must generate what left padding generates", hint="first-token")
-def test_right_padded_batch(impl):
-    gpt = model(impl)
-    got = gpt.generate(copy.deepcopy(PROMPTS), 6, padding_side="right")
-    assert got == own_alone(gpt, PROMPTS, 6)
-
-
-@grade("a row must end right after its first EOS", hint="eos")
-def test_a_row_ends_at_its_eos(impl):
-    free = alone(PROMPTS, 8)
-    eos = free[0][2]  # row 0 emits it third; it ends there, the others run on to 8 tokens
-    want = alone(PROMPTS, 8, eos)
-    assert want[0] == free[0][:3] and max(map(len, want)) == 8
-    gpt = model(impl)
-    assert gpt.generate(copy.deepcopy(PROMPTS), 8, eos) == own_alone(gpt, PROMPTS, 8, eos)
-
-
-@grade("with wo, w2 and b2 zero, greedy must step through each token's best next token",
+@grade("generate must pass forward the full mask at every call, one column longer per token",
        hint="decode")
 @pytest.mark.parametrize("side", ["left", "right"])
-def test_blockless_greedy_follows_the_table(impl, side):
+def test_every_call_gets_the_full_mask(impl, side):
+    gpt = model(impl)
+    calls = spy(gpt)
+    gpt.generate(copy.deepcopy(PROMPTS), 4, padding_side=side)
+    for j, call in enumerate(calls):
+        assert call.mask is not None, f"call {j} had no mask"
+        assert tuple(call.mask.shape) == (call.ids.shape[0], 6 + j), f"call {j}"
+
+
+@grade("with right padding, each row's first new token must come from the logits at its last "
+       "real token", hint="first-token")
+def test_right_padded_first_tokens(impl):
+    gpt = model(impl)
+    got = gpt.generate(copy.deepcopy(PROMPTS), 1, padding_side="right")
+    assert got == decoded(gpt, PROMPTS, 1, side="right")
+
+
+@grade("on either side, each row's first new token must come from the logits at its last real "
+       "token", hint="first-token")
+@examples(60)
+@given(prompt_lists, sides)
+def test_any_first_tokens(impl, prompts, side):
+    gpt = model(impl)
+    got = gpt.generate(copy.deepcopy(prompts), 1, padding_side=side)
+    assert got == decoded(gpt, prompts, 1, side=side)
+
+
+@grade("with wo, w2 and b2 zero and right padding, greedy must step from each row's last real "
+       "token through each token's best next token", hint="first-token")
+def test_blockless_greedy_follows_the_table(impl):
+    # No block adds anything, so attention plays no part: what shows is where the first token is
+    # read and that greedy follows the table.
     spec = Spec(zero=("wo", "w2", "b2"))
     w = weights(spec)
     best = (layer_norm(w["embed"], w["ln_f.w"], w["ln_f.b"]) @ w["head"]).argmax(axis=1)
@@ -79,7 +94,20 @@ def test_blockless_greedy_follows_the_table(impl, side):
             tokens.append(int(best[tokens[-1]]))
         want.append(tokens)
     gpt = model(impl, spec)
-    assert gpt.generate(copy.deepcopy(PROMPTS), 5, padding_side=side) == want
+    assert gpt.generate(copy.deepcopy(PROMPTS), 5, padding_side="right") == want
+
+
+EVEN = [[5, 17, 3], [11, 0, 47], [40, 2, 29]]  # one length: no pads
+
+
+@grade("a row must end right after its first EOS", hint="eos")
+def test_a_row_ends_at_its_eos(impl):
+    free = alone(EVEN, 8)
+    eos = free[1][1]  # row 1 emits it second; it ends there, the others run on to 8 tokens
+    want = alone(EVEN, 8, eos)
+    assert want[1] == free[1][:2] and len(want[0]) == len(want[2]) == 8
+    gpt = model(impl)
+    assert gpt.generate(copy.deepcopy(EVEN), 8, eos) == decoded(gpt, EVEN, 8, eos)
 
 
 @grade("with head zero every logit ties, and every new token must be id 0", hint="greedy")
@@ -96,6 +124,30 @@ def test_tokens_are_python_ints(impl):
 
 
 @st.composite
+def even_generations(draw):
+    """Prompts of one length, max_new_tokens, and an eos_id: any id, or the first token a
+    prompt emits, so that its row ends while the others may go on."""
+    length = draw(st.integers(1, 6))
+    prompts = draw(st.lists(st.lists(st.integers(0, V - 1), min_size=length, max_size=length),
+                            min_size=1, max_size=4))
+    n = draw(st.integers(1, 7))
+    if draw(st.booleans()):
+        return prompts, n, draw(st.integers(0, V - 1))
+    return prompts, n, greedy(SPEC, draw(st.sampled_from(prompts)), 1)[0]
+
+
+@grade("in a batch of prompts of one length, each row must end right after its first EOS",
+       hint="eos")
+@examples(60)
+@given(even_generations())
+def test_any_batch_ends_rows_at_their_eos(impl, case):
+    prompts, n, eos = case
+    gpt = model(impl)
+    got = gpt.generate(copy.deepcopy(prompts), n, eos)
+    assert got == decoded(gpt, prompts, n, eos)
+
+
+@st.composite
 def generations(draw):
     """Prompts, max_new_tokens, padding side and eos_id: None, any id, or one a prompt emits."""
     prompts, n, side = draw(prompt_lists), draw(st.integers(0, 7)), draw(sides)
@@ -109,15 +161,13 @@ def generations(draw):
     return prompts, n, side, eos
 
 
-@grade("a batch must generate what each prompt generates alone, on either side, with or "
-       "without EOS", hint="decode")
+@grade("any left-padded batch without EOS must generate the greedy tokens of its own forward, "
+       "called with the grown mask on the cache", hint="decode")
 @examples(60)
-@given(generations())
-def test_any_batch_generates_each_prompt_alone(impl, case):
-    prompts, n, side, eos = case
+@given(prompt_lists, st.integers(0, 7))
+def test_any_left_padded_batch(impl, prompts, n):
     gpt = model(impl)
-    got = gpt.generate(copy.deepcopy(prompts), n, eos, padding_side=side)
-    assert got == own_alone(gpt, prompts, n, eos)
+    assert gpt.generate(copy.deepcopy(prompts), n) == decoded(gpt, prompts, n)
 
 
 @grade("generate must leave the prompts as they were", hint="inputs")
@@ -143,7 +193,8 @@ def test_the_calls_generate_makes(impl, case):
         return
     first, width = calls[0], max(map(len, prompts))
     assert first.cached is None and tuple(first.ids.shape) == (len(prompts), width)
-    assert first.mask is not None
+    if first.mask is None:  # a call without its mask is the full-mask test's failure
+        return
     for p, ids, mask in zip(prompts, first.ids.tolist(), first.mask.tolist(), strict=True):
         real = [1] * len(p)
         pads = [0] * (width - len(p))
@@ -154,20 +205,24 @@ def test_the_calls_generate_makes(impl, case):
         rows = call.ids.shape[0]
         assert tuple(call.ids.shape) == (rows, 1) and 1 <= rows <= len(prompts)
         assert call.cached == steps
-        assert call.mask is not None and tuple(call.mask.shape) == (rows, steps + 1)
+        assert call.mask is None or tuple(call.mask.shape) == (rows, steps + 1)
         steps += 1
 
 
 @grade("each decode call's new mask column must be 1 for a row still generating and 0 for a row "
        "that has ended", hint="calls")
 def test_the_new_mask_column_marks_the_rows_still_generating(impl):
-    eos = greedy(SPEC, PROMPTS[1], 1)[0]  # row 1 ends at its first token, the others go on
+    # Row 0 ends at its third token, the others go on to the fourth: the last call feeds row 0's
+    # EOS, so what a row does after its EOS (the EOS tests' concern) never shows here.
+    eos = greedy(SPEC, PROMPTS[0], 3)[2]
     want = alone(PROMPTS, 4, eos)
-    assert len(want[1]) == 1 and min(len(want[0]), len(want[2])) > 2
+    assert len(want[0]) == 3 and len(want[1]) == len(want[2]) == 4
     gpt = model(impl)
     calls = spy(gpt)
     out = gpt.generate(copy.deepcopy(PROMPTS), 4, eos)
     for j, call in enumerate(calls[1:], start=1):  # call j feeds each row's j-th new token
+        if call.mask is None:  # the full-mask test's failure
+            continue
         going = [1 if len(row) > j else 0 for row in out]
         column = [int(m) for m in call.mask[:, -1].tolist()]
         if len(column) == len(PROMPTS):  # every row kept: each row's own entry
