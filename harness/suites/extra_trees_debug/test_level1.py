@@ -111,6 +111,18 @@ def test_uniform_thresholds(impl):
     assert np.allclose(shares, [0.75, 0.5, 0.25], atol=0.15), shares  # 6 standard deviations
 
 
+@grade("thresholds must be drawn within the node's own range, not the whole feature's",
+       hint="thresholds")
+def test_thresholds_within_node(impl):
+    # The root nearly always parts 0 from {99, 100}, and only a threshold in [99, 100) splits
+    # that node: drawn over the feature's whole range, it sends both values one way.
+    X, y = np.repeat([0.0, 99.0, 100.0], 5)[:, None], np.repeat([0, 1, 0], 5)
+    for seed in range(30):  # one tree each: a forest's average would blur a tree left unsplit
+        proba = impl.ExtraTreesClassifier(n_estimators=1, random_state=seed).fit(X, y) \
+            .predict_proba(X)
+        assert np.allclose(proba[np.arange(len(y)), y], 1.0), f"random_state={seed}"
+
+
 LABELS = np.array([3, 7, 11, 20])
 
 

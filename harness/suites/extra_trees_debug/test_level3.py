@@ -61,11 +61,12 @@ def test_regressor_matches_sklearn(impl):
 
 
 def reproduces_training_targets(impl, offset: float) -> bool:
-    # Every row twice, with its target: a node of two rows is then one row's copies, so the
-    # test reads the targets, not where min_samples_split stops a node.
+    # 80 distinct rows of 0/1 features, which every threshold in [0, 1) splits alike, each row
+    # twice with its target: a node of two rows is then one row's copies. The test reads the
+    # targets, not the thresholds' range or where min_samples_split stops a node.
     rng = np.random.default_rng(1)
-    X, y = np.repeat(rng.normal(size=(80, 3)), 2, axis=0), np.repeat(rng.normal(size=80), 2)
-    y += offset
+    X = np.repeat((rng.random((80, 16)) < 0.5).astype(np.float64), 2, axis=0)
+    y = np.repeat(rng.normal(size=80), 2) + offset
     model = impl.ExtraTreesRegressor(n_estimators=4, random_state=0).fit(X, y.copy())
     return np.allclose(model.predict(X), y, rtol=1e-9, atol=1e-9)
 
