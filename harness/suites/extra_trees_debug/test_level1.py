@@ -1,6 +1,5 @@
 """Level 1: the classifier learns, averages its trees, and speaks in the caller's labels."""
 
-import functools
 
 import numpy as np
 import pytest
@@ -201,7 +200,6 @@ DATASETS = {"and-or": and_or_bits, "blobs": blobs_bits}
 FLOORS = {"and-or": 0.72, "blobs": 0.67}
 
 
-@functools.cache
 def mean_accuracy(cls, name: str) -> float:
     """Test accuracy of single trees grown on 400 rows, averaged over 20 seeded draws. One tree
     per forest, and 0/1 features: the score is the trees' own, whatever the forest's randomness

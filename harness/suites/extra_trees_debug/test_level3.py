@@ -34,7 +34,6 @@ def test_regressor_inputs_untouched(impl):
 X4 = np.arange(8.0).reshape(4, 2)
 
 
-@functools.cache
 def mean_r2(cls) -> float:
     """Held-out R^2 of single trees grown on 600 rows, averaged over 20 seeded draws. One tree
     per forest, and 0/1 features: the score is the trees' own, whatever the forest's randomness
