@@ -1,6 +1,5 @@
 """Level 1: the classifier learns, averages its trees, and speaks in the caller's labels."""
 
-
 import numpy as np
 import pytest
 from hypothesis import Phase, given, settings
