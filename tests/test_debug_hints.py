@@ -80,12 +80,6 @@ def test_every_failing_hint_points_at_a_planted_bug(kata, tmp_path):
     assert not problems, "\n".join(problems)
 
 
-# Planted bugs whose failing tests are not yet 80 % in their own category: broad tests (the
-# batch-versus-alone property, the call-pattern and accuracy tests) fail for several bugs, and
-# splitting them per aspect is still to do (issue 34). A bug that reaches 80 % must leave the set.
-SHORT = {"children_impurity_not_weighted", "every_tree_identical",
-         "node_of_min_samples_split_rows_not_split", "predict_returns_column_indices",
-         "regressor_shifts_callers_y", "thresholds_drawn_in_unit_interval"}
 PLANTED = [pytest.param(k, m, id=f"{k.name}-{m.name}") for k in DEBUG_KATAS
            for m in mutants.load(k) if m.planted]
 PRECISION = 0.8  # the share of a planted bug's failing tests that must carry its own category
@@ -109,9 +103,6 @@ def test_a_planted_bug_alone_fails_tests_of_its_own_hint_category(kata, mutant):
     assert hints[failing[0]] == own, f"the first failing line is [{hints[failing[0]]}], not [{own}]"
     share = sum(hints[t] == own for t in failing) / len(failing)
     others = sorted(f"{t} [{hints[t]}]" for t in failing if hints[t] != own)
-    if mutant.name in SHORT:
-        assert share < PRECISION, f"{mutant.name} reaches {share:.0%}: take it out of SHORT"
-        pytest.xfail(f"{share:.0%} of its {len(failing)} failing tests carry [{own}]")
     assert share >= PRECISION, (f"{share:.0%} of its {len(failing)} failing tests carry [{own}]; "
                                 "the others:\n" + "\n".join(others))
 

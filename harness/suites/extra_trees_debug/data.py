@@ -20,14 +20,31 @@ def blobs(seed: int, n: int, d: int = 8, informative: int = 4, classes: int = 3,
     return X, y
 
 
-def rings(seed: int, n: int, d: int = 5) -> tuple[np.ndarray, np.ndarray]:
-    """Two noisy concentric rings in the first two features, the rest noise: not linear."""
+# On 0/1 features every threshold in [0, 1) splits alike, so a test run on them holds whatever
+# range a learner's thresholds are drawn from: their own tests check that.
+
+def blobs_bits(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """blobs() with every feature reduced to its sign: 0/1 features that carry the class."""
+    X, y = blobs(seed, n)
+    return (X > 0).astype(np.float64), y
+
+
+def and_or_bits(seed: int, n: int, d: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """Random 0/1 features; the label is (x0 and x1) or (x2 and x3), 10 % flipped: a concept
+    that takes a tree several levels, the rest noise."""
     rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    angle = rng.uniform(0, 2 * np.pi, n)
-    radius = 1.0 + y + rng.normal(0, 0.35, n)
-    X = rng.normal(0.0, 1.0, (n, d))
-    X[:, 0], X[:, 1] = radius * np.cos(angle), radius * np.sin(angle)
+    X = (rng.random((n, d)) < 0.5).astype(np.float64)
+    y = ((X[:, 0] * X[:, 1] + X[:, 2] * X[:, 3]) > 0).astype(int)
+    flip = rng.random(n) < 0.1
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def sum_bits(seed: int, n: int, d: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """A regression target of four of d random 0/1 features, around 3 with noise 0.3."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, d)) < 0.5).astype(np.float64)
+    y = 3 + 2 * X[:, 0] - X[:, 1] + 1.5 * X[:, 2] * X[:, 3] + rng.normal(0, 0.3, n)
     return X, y
 
 
@@ -60,15 +77,17 @@ def r2(y, pred) -> float:
 # Feature values: small integers (so duplicates and constant features are common) or floats.
 values = st.one_of(st.integers(-3, 3).map(float),
                    st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False))
+bits = st.sampled_from([0.0, 1.0])
 
 
 @st.composite
 def datasets(draw, max_rows: int = 30, max_features: int = 4, max_classes: int = 4,
-             consistent: bool = False):
-    """(X, y): y in 1..max_classes distinct labels; with `consistent`, equal rows share a label."""
+             consistent: bool = False, binary: bool = False):
+    """(X, y): y in 1..max_classes distinct labels; with `consistent`, equal rows share a label;
+    with `binary`, every feature is 0 or 1."""
     n = draw(st.integers(1, max_rows))
     d = draw(st.integers(1, max_features))
-    X = draw(hnp.arrays(np.float64, (n, d), elements=values))
+    X = draw(hnp.arrays(np.float64, (n, d), elements=bits if binary else values))
     labels = st.integers(0, max_classes - 1)
     if consistent:
         by_row = {}
@@ -168,9 +187,9 @@ def eight_cells() -> tuple[np.ndarray, np.ndarray]:
 
 
 def soft_beats_hard_vote() -> tuple[np.ndarray, np.ndarray]:
-    """One feature at 0 (10 rows of "A"), 7 (9 "A", 1 "B") and 10 (10 "B"). A stump splits at a
-    threshold uniform in [0, 10): 7 out of 10 trees put x = 7 in the leaf {7, 10} (45% "A"), the
-    rest in {0, 7} (95% "A"). The averaged probability of "A" at x = 7 is about 0.6, while most
-    trees vote "B"."""
-    X = np.repeat([0.0, 7.0, 7.0, 10.0], [10, 9, 1, 10])[:, None]
+    """One feature at 0 (10 rows of "A"), 0.7 (9 "A", 1 "B") and 1 (10 "B"). A stump splits at a
+    threshold uniform in [0, 1): 7 out of 10 trees put x = 0.7 in the leaf {0.7, 1} (45% "A"),
+    the rest in {0, 0.7} (95% "A"). The averaged probability of "A" at x = 0.7 is about 0.6,
+    while most trees vote "B"."""
+    X = np.repeat([0.0, 0.7, 0.7, 1.0], [10, 9, 1, 10])[:, None]
     return X, np.repeat(["A", "A", "B", "B"], [10, 9, 1, 10])

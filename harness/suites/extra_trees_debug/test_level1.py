@@ -1,7 +1,5 @@
 """Level 1: the classifier learns, averages its trees, and speaks in the caller's labels."""
 
-import functools
-
 import numpy as np
 import pytest
 from hypothesis import Phase, given, settings
@@ -12,13 +10,14 @@ from harness.marks import level
 from .data import (
     BETWEEN_CLUSTERS,
     accuracy,
+    and_or_bits,
     blobs,
+    blobs_bits,
     datasets,
     forest_settings,
     gini,
     hundredths_problem,
     noisy_stumps,
-    rings,
     soft_beats_hard_vote,
     stump_sides,
     two_clusters,
@@ -80,17 +79,46 @@ def test_same_seed_same_forest(impl, data, params):
     assert np.array_equal(first, second)
 
 
+def blobs_accuracy(cls, shift: float) -> float:
+    """Test accuracy of 15 trees grown on 400 rows of blobs, averaged over three seeded draws,
+    with every feature scaled and shifted by `shift`."""
+    scores = []
+    for seed in range(3):
+        X, y = blobs(seed, 2400)
+        X = X * (1.0 + shift / 25) + shift  # shift=1000: values around 1000, 40 times wider
+        model = cls(n_estimators=15, random_state=seed).fit(X[:400], y[:400])
+        scores.append(accuracy(model, X[400:], y[400:]))
+    return float(np.mean(scores))
+
+
 @grade("features far from [0, 1] must be split as well as centred ones", hint="thresholds")
 def test_shifted_features(impl):
-    assert mean_accuracy(impl.ExtraTreesClassifier, "blobs", shift=1000.0) >= FLOORS["blobs"]
+    # The learner's own forest on centred data is the yardstick: a threshold drawn within each
+    # node's range moves with the data, so shifting and scaling the features changes nothing.
+    centred, shifted = (blobs_accuracy(impl.ExtraTreesClassifier, s) for s in (0.0, 1000.0))
+    assert shifted >= centred - 0.02, f"centred {centred:.3f}, shifted {shifted:.3f}"
 
 
 @grade("thresholds must be drawn uniformly between a node's min and max", hint="thresholds")
 def test_uniform_thresholds(impl):
     # x goes left in the trees whose threshold, uniform in [0, 1), is at least x: 1 - x of them.
-    model = impl.ExtraTreesClassifier(n_estimators=400, random_state=0).fit(*two_clusters())
-    shares = model.predict_proba([[0.25], [0.5], [0.75]])[:, 0]
+    # One tree per seed, so the draws differ whether or not the trees of one forest do.
+    X, y = two_clusters()
+    shares = np.mean([impl.ExtraTreesClassifier(n_estimators=1, random_state=seed).fit(X, y)
+                      .predict_proba([[0.25], [0.5], [0.75]])[:, 0] for seed in range(400)], axis=0)
     assert np.allclose(shares, [0.75, 0.5, 0.25], atol=0.15), shares  # 6 standard deviations
+
+
+@grade("thresholds must be drawn within the node's own range, not the whole feature's",
+       hint="thresholds")
+def test_thresholds_within_node(impl):
+    # The root nearly always parts 0 from {99, 100}, and only a threshold in [99, 100) splits
+    # that node: drawn over the feature's whole range, it sends both values one way.
+    X, y = np.repeat([0.0, 99.0, 100.0], 5)[:, None], np.repeat([0, 1, 0], 5)
+    for seed in range(30):  # one tree each: a forest's average would blur a tree left unsplit
+        proba = impl.ExtraTreesClassifier(n_estimators=1, random_state=seed).fit(X, y) \
+            .predict_proba(X)
+        assert np.allclose(proba[np.arange(len(y)), y], 1.0), f"random_state={seed}"
 
 
 LABELS = np.array([3, 7, 11, 20])
@@ -135,7 +163,10 @@ def test_predictions_are_most_probable(impl, data, params):
        hint="labels")
 def test_soft_vote(impl):
     model = impl.ExtraTreesClassifier(max_depth=1, random_state=0).fit(*soft_beats_hard_vote())
-    assert list(model.predict([[7.0]])) == ["A"]
+    # Measured against the forest's own probabilities: on this data most trees vote "B" where
+    # the averaged probability of "A" is higher.
+    proba = model.predict_proba([[0.7]])[0]
+    assert list(model.predict([[0.7]])) == [model.classes_[np.argmax(proba)]], proba
 
 
 @grade("predict must return the caller's labels (3, 7, 11 or strings), not column indices",
@@ -164,18 +195,18 @@ def test_boolean_labels(impl):
     assert pred == [c == 1 for c in codes.predict(X)] and all(map(is_bool, pred))
 
 
-DATASETS = {"blobs": blobs, "rings": rings}
-FLOORS = {"blobs": 0.70, "rings": 0.82}
+DATASETS = {"and-or": and_or_bits, "blobs": blobs_bits}
+FLOORS = {"and-or": 0.72, "blobs": 0.67}
 
 
-@functools.cache
-def mean_accuracy(cls, name: str, shift: float = 0.0) -> float:
-    """Test accuracy of 15 trees grown on 400 rows, averaged over three seeded draws."""
+def mean_accuracy(cls, name: str) -> float:
+    """Test accuracy of single trees grown on 400 rows, averaged over 20 seeded draws. One tree
+    per forest, and 0/1 features: the score is the trees' own, whatever the forest's randomness
+    or the range its thresholds are drawn from (tests of their own check those)."""
     scores = []
-    for seed in range(3):
+    for seed in range(20):
         X, y = DATASETS[name](seed, 2400)
-        X = X * (1.0 + shift / 25) + shift  # shift=1000: values around 1000, 40 times wider
-        model = cls(n_estimators=15, random_state=seed).fit(X[:400], y[:400])
+        model = cls(n_estimators=1, random_state=seed).fit(X[:400], y[:400])
         scores.append(accuracy(model, X[400:], y[400:]))
     return float(np.mean(scores))
 
@@ -183,17 +214,18 @@ def mean_accuracy(cls, name: str, shift: float = 0.0) -> float:
 @grade("a split that chips a few pure rows off a node must not beat a useful split",
        hint="impurity")
 def test_chip_off_splits_lose(impl):
+    # Along this grid only feature 0 varies: a stump split on it predicts two values there, a
+    # stump split on a noise feature one.
     grid = np.column_stack([np.linspace(-1, 1, 1000), np.zeros((1000, 5))])
-    truth = (grid[:, 0] > 0).astype(int)
-    scores = []
-    for seed in range(3):
-        X, y = noisy_stumps(seed)
-        stumps = impl.ExtraTreesClassifier(n_estimators=50, max_depth=1, max_features=None,
-                                           random_state=seed).fit(X, y)
-        scores.append(accuracy(stumps, grid, truth))
-    # Weighted Gini puts nearly every stump on feature 0 (about 0.95); averaging the children's
-    # impurities makes them isolate single outliers of the noise features instead (0.5).
-    assert np.mean(scores) >= 0.8
+    on_feature_0 = []
+    for seed in range(60):  # one stump per forest, each with its own draws
+        X, y = noisy_stumps(seed // 20)
+        proba = impl.ExtraTreesClassifier(n_estimators=1, max_depth=1, max_features=None,
+                                          random_state=seed).fit(X, y).predict_proba(grid)
+        on_feature_0.append(not np.allclose(proba, proba[0]))
+    # Weighted Gini puts nearly every stump on feature 0; averaging the children's impurities
+    # makes them isolate single outliers of the noise features instead.
+    assert np.mean(on_feature_0) >= 0.8, f"{np.mean(on_feature_0):.0%} of the stumps split on it"
 
 
 # Found by search: each one splits differently under Gini than under 1 / sum(p^2), 1 - sum(p^p)
@@ -222,12 +254,11 @@ def test_default_number_of_trees(impl):
 
 @grade("fully grown trees must reproduce every training label exactly", hint="stopping")
 @examples(30)
-@given(datasets(consistent=True), forest_settings)
+@given(datasets(consistent=True, binary=True), forest_settings)
 def test_fully_grown_trees_fit_the_training_set(impl, data, params):
     X, y = data
     model = impl.ExtraTreesClassifier(**params).fit(X, y)
-    assert np.array_equal(model.predict(X), y)
-    proba = model.predict_proba(X)
+    proba = model.predict_proba(X)  # each row's own label with probability 1
     assert np.allclose(proba[np.arange(len(X)), np.searchsorted(model.classes_, y)], 1.0)
 
 
@@ -237,11 +268,12 @@ def test_accuracy_floor(impl, name):
     assert mean_accuracy(impl.ExtraTreesClassifier, name) >= FLOORS[name]
 
 
-@grade("test accuracy must be within 2 points of scikit-learn's ExtraTreesClassifier",
+@grade("test accuracy must be at most 2 points below scikit-learn's ExtraTreesClassifier",
        hint="accuracy")
 @pytest.mark.parametrize("name", sorted(DATASETS))
 def test_accuracy_matches_sklearn(impl, name):
     ensemble = pytest.importorskip("sklearn.ensemble", reason="scikit-learn is not installed")
     ours = mean_accuracy(impl.ExtraTreesClassifier, name)
     theirs = mean_accuracy(ensemble.ExtraTreesClassifier, name)
-    assert abs(ours - theirs) <= 0.02, f"ours {ours:.3f}, scikit-learn {theirs:.3f}"
+    # One-sided: beating scikit-learn is no fault.
+    assert ours >= theirs - 0.02, f"ours {ours:.3f}, scikit-learn {theirs:.3f}"

@@ -14,6 +14,7 @@ from .data import (
     r2,
     smooth,
     stump_sides,
+    sum_bits,
     two_clusters,
     variance,
 )
@@ -21,7 +22,6 @@ from .data import (
 grade = level(3)
 
 
-@functools.cache
 @grade("the regressor must not modify the caller's X or y", hint="inputs")
 def test_regressor_inputs_untouched(impl):
     X, y = smooth(6, 200)
@@ -32,29 +32,40 @@ def test_regressor_inputs_untouched(impl):
 
 
 X4 = np.arange(8.0).reshape(4, 2)
-def smooth_r2(cls) -> float:
-    X, y = smooth(0, 1600)
-    model = cls(n_estimators=30, random_state=0).fit(X[:600], y[:600])
-    return r2(y[600:], model.predict(X[600:]))
 
 
-@grade("the regressor must fit a smooth function (R^2 >= 0.9 on held-out points)",
-       hint="regression")
+def mean_r2(cls) -> float:
+    """Held-out R^2 of single trees grown on 600 rows, averaged over 20 seeded draws. One tree
+    per forest, and 0/1 features: the score is the trees' own, whatever the forest's randomness
+    or the range its thresholds are drawn from (tests of their own check those)."""
+    scores = []
+    for seed in range(20):
+        X, y = sum_bits(seed, 1600)
+        model = cls(n_estimators=1, random_state=seed).fit(X[:600], y[:600])
+        scores.append(r2(y[600:], model.predict(X[600:])))
+    return float(np.mean(scores))
+
+
+@grade("the regressor's R^2 on held-out seeded data must reach 0.85", hint="regression")
 def test_regressor_r2(impl):
-    assert smooth_r2(impl.ExtraTreesRegressor) >= 0.9
+    assert mean_r2(impl.ExtraTreesRegressor) >= 0.85
 
 
 @grade("the regressor's R^2 must be within 0.03 of scikit-learn's ExtraTreesRegressor",
        hint="regression")
 def test_regressor_matches_sklearn(impl):
     ensemble = pytest.importorskip("sklearn.ensemble", reason="scikit-learn is not installed")
-    ours, theirs = smooth_r2(impl.ExtraTreesRegressor), smooth_r2(ensemble.ExtraTreesRegressor)
+    ours, theirs = mean_r2(impl.ExtraTreesRegressor), mean_r2(ensemble.ExtraTreesRegressor)
     assert abs(ours - theirs) <= 0.03, f"ours {ours:.3f}, scikit-learn {theirs:.3f}"
 
 
 def reproduces_training_targets(impl, offset: float) -> bool:
+    # 80 distinct rows of 0/1 features, which every threshold in [0, 1) splits alike, each row
+    # twice with its target: a node of two rows is then one row's copies. The test reads the
+    # targets, not the thresholds' range or where min_samples_split stops a node.
     rng = np.random.default_rng(1)
-    X, y = rng.normal(size=(80, 3)), rng.normal(size=80) + offset
+    X = np.repeat((rng.random((80, 16)) < 0.5).astype(np.float64), 2, axis=0)
+    y = np.repeat(rng.normal(size=80), 2) + offset
     model = impl.ExtraTreesRegressor(n_estimators=4, random_state=0).fit(X, y.copy())
     return np.allclose(model.predict(X), y, rtol=1e-9, atol=1e-9)
 
@@ -96,12 +107,12 @@ VARIANCE_STUMPS = [
 
 
 @grade("a regression stump must split on the feature with the largest variance decrease, the "
-       "children weighted by their share of the rows", hint="regression")
+       "children weighted by their share of the rows", hint="impurity")
 @pytest.mark.parametrize("X, y", VARIANCE_STUMPS, ids=["five-rows-a", "five-rows-b"])
 def test_stump_takes_the_best_variance_split(impl, X, y):
     X, y = np.array(X, float), np.array(y)
     model = impl.ExtraTreesRegressor(n_estimators=3, max_depth=1, max_features=None,
-                                     random_state=0).fit(X, y)
+                                     random_state=0).fit(X, y.copy())  # y stays the test's own
     assert np.allclose(model.predict(X), [side.mean() for side in stump_sides(X, y, variance)])
 
 
