@@ -4,7 +4,8 @@ graded, which is what a learner who made that mistake would see.
 `harness/suites/<kata>/signatures.toml` keeps them, with every title's level, computed by the
 collected grader (`python tools/signatures.py`), never by hand. Its fingerprint covers what a
 signature depends on: the suite's Python files (its benchmark aside), the reference solution and
-mutants.toml; when any of them changes the file is stale, and a meta-test says so.
+each mutant's edits and time limit (not its prose or caught_by); when any of them changes the file
+is stale, and a meta-test says so.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import tomlfile
+from harness import mutants, tomlfile
 from harness.catalog import ROOT, Kata
 
 
@@ -31,14 +32,16 @@ def path(kata: Kata) -> Path:
 
 
 def fingerprint(kata: Kata) -> str:
-    """sha256 of the files a signature depends on, in a fixed order (bench.py: no grading
-    imports it)."""
+    """sha256 of what a signature depends on, in a fixed order (bench.py: no grading imports
+    it)."""
     suite = sorted(p for p in kata.suite_dir.rglob("*.py")
                    if p.name != "bench.py" and "__pycache__" not in p.parts)
     digest = hashlib.sha256()
-    for file in [*suite, kata.solution_path, kata.suite_dir / "mutants.toml"]:
+    for file in [*suite, kata.solution_path]:
         digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0")
         digest.update(file.read_bytes() + b"\0")
+    for m in mutants.load(kata):
+        digest.update(repr((m.name, m.edits, m.time_limit)).encode() + b"\0")
     return digest.hexdigest()
 
 
@@ -60,5 +63,5 @@ def stale(kata: Kata) -> str | None:
         return f"{path(kata).relative_to(ROOT)} is missing"
     if stored.fingerprint != fingerprint(kata):
         return f"{path(kata).relative_to(ROOT)} was computed from other suite files, reference " \
-               "or mutants.toml"
+               "or mutants"
     return None
