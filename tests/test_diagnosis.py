@@ -37,6 +37,18 @@ def test_each_mutants_own_failures_rank_it_first(kata):
     assert rate.share >= TOP1, f"{kata.name}: top-1 {rate.share:.1%}; missed {rate.missed}"
 
 
+@pytest.mark.parametrize("kata", KATAS, ids=lambda k: k.name)
+def test_every_test_a_mutant_names_is_one_it_fails(kata):
+    """caught_by is a claim about the suite; the signature, the whole suite's verdict, checks it
+    (test_katas only asks that one of the named tests fails)."""
+    if signatures.stale(kata):
+        pytest.skip("missing or stale signatures: test_signatures_are_current says which")
+    stored = signatures.load(kata)
+    wrong = [f"{m.name}: {t!r}" for m in mutants.load(kata) for t in m.caught_by
+             if t not in stored.signatures[m.name]]
+    assert not wrong, "named in caught_by but passed:\n" + "\n".join(wrong)
+
+
 def test_a_submit_gets_at_most_two_likely_mistakes_best_first():
     _, found = diagnosis.mistakes(AUC)
     ones = [m for m in found if m.signature and m.level == 1]
