@@ -200,6 +200,17 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
     return serve_forks(PROTOCOL[0], partial(_grade, session))
 
 
+def clear_caches(folder: Path) -> None:
+    """Empty the functools caches of the modules loaded from `folder`. A tracer calls it before
+    each test: a helper cached on the learner's code runs that code in the first test that asks
+    only, and a later test reading the cache would look as if it never entered that code."""
+    for module in list(sys.modules.values()):
+        if (getattr(module, "__file__", None) or "").startswith(str(folder)):
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
 def serve_forks(out: int, grade: Callable[[dict], int]) -> bool:
     """One JSON request a line on stdin, each graded by `grade` in a fork of this process; one
     JSON line back on `out` with its exit code. tools/mutation.py serves its mutants this way."""

@@ -216,6 +216,7 @@ class Tracer:
     def pytest_runtest_protocol(self, item, nextitem):
         title = item.nodeid
         self.current = self.lines[title]
+        forkserver.clear_caches(item.path.parent)
         sys.settrace(self._call)
         threading.settrace(self._call)
         start = time.perf_counter()

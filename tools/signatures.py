@@ -42,6 +42,7 @@ class Calls:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
         seen = self.entered.setdefault(item.nodeid, set())
+        forkserver.clear_caches(item.path.parent)
 
         def trace(frame, event, arg):  # 'call' events only: nothing traced line by line
             if frame.f_code.co_filename == self.reference:
