@@ -8,8 +8,9 @@
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
-(held_out = false, the only part looked at while tuning), held out, and blind (the second set,
-tests/matcher/blind/). --show never lists a held-out or blind question, so that they stay unseen.
+(the first set's held_out = false), held out (its held_out = true), and one split per subfolder
+of tests/matcher/ (see tests/matcher/README.md). --show never lists a question of an untuned
+split, so that they stay unseen.
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ KINDS = ("right", "asked back", "wrong", "no answer")
 OFFERED = "of the right, by an ask-back"  # counted apart: right, but not answered outright
 
 
-# The splits: the first set's tuning two thirds and held-out third (tests/matcher/*.toml), and
-# the second set (tests/matcher/blind/*.toml), five other katas, written by someone who never
-# saw the phrasings and never tuned on.
-SPLITS = ("tuned", "held out", "blind")
+# The splits: the first set's tuning two thirds and held-out third (tests/matcher/*.toml, by
+# each question's held_out), then one split per subfolder of tests/matcher/ (tests/matcher/<dir>/
+# *.toml), named by the folder, or as its split.toml says (`name`, and `tuned = true` once it has
+# been tuned on). An untuned split is never listed by --show.
+TUNED, HELD_OUT = "tuned", "held out"
 
 
 @dataclass(frozen=True)
@@ -46,21 +48,38 @@ class Case:
     level: int
     label: tuple[str, ...]
     split: str
+    held_out: bool  # not tuned on: never listed
 
-    @property
-    def held_out(self) -> bool:
-        return self.split != "tuned"
+
+def _folder_split(folder: Path) -> tuple[str, bool]:
+    """(the split's name, whether it is tuned) of a subfolder of tests/matcher/."""
+    settings = folder / "split.toml"
+    found = tomllib.loads(settings.read_text(encoding="utf-8")) if settings.exists() else {}
+    return found.get("name", folder.name), bool(found.get("tuned", False))
 
 
 def cases() -> list[Case]:
-    """Every question of the evaluation sets, in file order."""
+    """Every question of the evaluation sets, in file order: the first set, then each folder's."""
     found = []
-    for path in sorted(EVAL_DIR.glob("*.toml")) + sorted(EVAL_DIR.glob("blind/*.toml")):
-        blind = path.parent.name == "blind"
+    sources = [(path, None) for path in sorted(EVAL_DIR.glob("*.toml"))]
+    for folder in sorted(p for p in EVAL_DIR.iterdir() if p.is_dir()):
+        split = _folder_split(folder)
+        sources += [(path, split) for path in sorted(folder.glob("*.toml"))
+                    if path.name != "split.toml"]
+    for path, split in sources:
         for q in tomllib.loads(path.read_text(encoding="utf-8"))["q"]:
-            split = "blind" if blind else "held out" if q["held_out"] else "tuned"
-            found.append(Case(path.stem, q["text"], q["level"], tuple(q["label"]), split))
+            if split is None:
+                name, tuned = (HELD_OUT, False) if q["held_out"] else (TUNED, True)
+            else:
+                name, tuned = split
+            found.append(Case(path.stem, q["text"], q["level"], tuple(q["label"]), name,
+                              not tuned))
     return found
+
+
+def splits() -> list[str]:
+    """The splits' names, in the order of cases()."""
+    return list(dict.fromkeys(case.split for case in cases()))
 
 
 def expected(case: Case, levels: dict[str, int]) -> Outcome:
@@ -129,7 +148,7 @@ def run(old: bool = False) -> tuple[dict[tuple[str, str], Counter], list[str]]:
 
 def totals(counts: dict[tuple[str, str], Counter]) -> dict[str, Counter]:
     """The counts of each split, all katas together."""
-    found = {split: Counter() for split in SPLITS}
+    found = {split: Counter() for split in splits()}
     for (_, split), c in counts.items():
         found[split].update(c)
     return found
@@ -139,7 +158,7 @@ def table(counts: dict[tuple[str, str], Counter]) -> str:
     """A Markdown table: per kata and split, each kind as a count and a percentage."""
     lines = ["| kata | split | n | " + " | ".join(KINDS + (OFFERED,)) + " |",
              "|---|---|---|" + "---|" * (len(KINDS) + 1)]
-    order = {split: i for i, split in enumerate(SPLITS)}
+    order = {split: i for i, split in enumerate(splits())}
     for (kata, split), c in sorted(counts.items(), key=lambda kc: (order[kc[0][1]], kc[0][0])):
         lines.append(_row(kata, split, c))
     lines += [_row("**all**", split, c) for split, c in totals(counts).items() if c]
