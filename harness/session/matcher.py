@@ -11,7 +11,7 @@ interviewer's side in `harness/suites/<kata>/interviewer.toml`:
 A question and every phrasing become bags of terms: English words lightly stemmed, identifiers
 kept whole and split (`window_ms` is `window_ms`, `window` and `ms`; `latest(m)` is `latest()`
 and `latest`), Chinese as character pairs, and the field's words in both languages mapped onto
-one vocabulary (`SYNONYMS`, `ZH_TERMS`), so that a Chinese question meets English phrasings too.
+one vocabulary (matcher.toml beside this file), so that a Chinese question meets English phrasings too.
 Terms are weighted by TF-IDF over the kata's items; an item scores the cosine of its best
 phrasing, blended with that of all its phrasings together. Then a margin rule: a clear best
 answers, a near tie asks back, a weak or absent one is NONE. Deterministic, local, no model.
@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import math
 import re
+import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 
 from harness.catalog import LANGS
 
@@ -80,128 +82,21 @@ _LATER_CUE = re.compile(r"\b(later|next level|future level|levels? [2-9]|eventua
                         r"will there be|down the (line|road))\b"
                         r"|(之後|以後|後面)的?關|下一關|之後會|將來")
 
-STOPWORDS = set("""a an the is are was were be been being do does did doing should would could
-can may might will shall must i we you it its it's they them my me our your us of to in on at for
-with by from or and if so as what when which who whom how why there this that these those happen
-happens happened any some about into then than just also ok okay right correct assume assuming
-question quick one ever still really need needs want wants get gets got way kind sort like mean
-means say said wondering wonder hi hello please thanks thank let's let me here where""".split())
-
-# The field's words: every word of a group (a line and its indented continuation) stands for the
-# group's first word. They are stemmed as the text is.
-SYNONYMS = """
-error raise raises raised throw throws thrown exception valueerror typeerror reject rejected
-  invalid illegal bad wrong malformed
-duplicate duplicated dup dupe twice reuse reused reusing again repeated repeat
-late overdue violation violations violate miss missed misses breach lateness tardy
-evict eviction evicted evicts
-free freed release released releases deallocate dealloc
-queue queued queues queueing queuing enqueue enqueued backlog pending waiting
-send sent dispatch dispatched dispatches leave leaves fire fires flush emit go goes
-deadline deadlines due
-timer timeout alarm
-batch batches batched batching
-request requests req reqs
-now time timestamp clock t
-empty nothing zero-length
-order ordering ordered sort sorted sorting fifo
-tie ties tied tiebreak tie-break tiebreaker draw equal same-score
-weight weights weighted
-tenant tenants customer customers user users client clients
-capacity slot slots seat seats room
-count counts number counter tally
-negative below-zero minus
-nan not-a-number
-infinite inf infinity
-bool boolean true false
-numpy np ndarray
-float floats floating
-int integer integers ints
-return returns returned give gives output outputs yield yields
-block blocks page pages
-token tokens
-prompt prompts
-sequence sequences seq seqs
-cache cached caching
-hash hashes hashing hashed key keys
-copy copies copied cow copy-on-write
-fork forks forked forking clone branch
-share shared sharing
-window windows sliding
-probability probabilities probs prob distribution
-temperature temp
-sample samples sampling sampled draw draws drawn
-generator generators rng rngs seed random
-reject rejection rejected
-accept accepted acceptance accepts
-draft drafts drafted
-replica replicas instance instances pod pods server servers worker workers
-scale scaling scaled autoscale autoscaler
-start starts starting startup boot boots booting cold
-ready
-panic panicking
-validate validation validates check checks checked checking verify
-allowed allow ok accepted fine legal permitted
-"""
-
-# Chinese words of the field, onto the same vocabulary (found as substrings of the text).
-ZH_TERMS = {
-    "錯誤": "error", "例外": "error", "丟出": "error", "拋出": "error", "報錯": "error",
-    "無效": "error", "不合法": "error", "非法": "error", "拒絕": "error",
-    "重複": "duplicate", "兩次": "duplicate", "重用": "duplicate", "再用": "duplicate",
-    "遲到": "late", "違約": "late", "逾時": "late", "超時": "late", "趕不上": "late",
-    "驅逐": "evict", "淘汰": "evict", "釋放": "free", "歸還": "free",
-    "佇列": "queue", "排隊": "queue", "等待": "queue", "隊列": "queue",
-    "送出": "send", "出發": "send", "派送": "send", "發送": "send",
-    "截止": "deadline", "期限": "deadline", "計時器": "timer", "時鐘": "now",
-    "批次": "batch", "請求": "request", "順序": "order", "排序": "order", "先進先出": "order",
-    "平手": "tie", "同分": "tie", "相同": "tie", "權重": "weight", "租戶": "tenant",
-    "容量": "capacity", "名額": "capacity", "計數": "count", "數量": "count", "個數": "count",
-    "負數": "negative", "負的": "negative", "布林": "bool", "浮點": "float", "整數": "int",
-    "回傳": "return", "傳回": "return", "區塊": "block", "記憶體": "memory",
-    "序列": "sequence", "快取": "cache", "雜湊": "hash", "複製": "copy", "共用": "share",
-    "共享": "share", "視窗": "window", "窗口": "window", "機率": "probability",
-    "溫度": "temperature", "抽樣": "sample", "取樣": "sample", "採樣": "sample",
-    "亂數": "generator", "產生器": "generator", "接受": "accept", "草稿": "draft",
-    "副本": "replica", "擴展": "scale", "縮減": "scale", "擴縮": "scale", "啟動": "start",
-    "冷啟動": "start", "就緒": "ready", "恐慌": "panic", "驗證": "validate", "檢查": "validate",
-    "允許": "allowed", "空的": "empty", "為空": "empty", "執行中": "inflight",
-}
-ZH_FILLER = set("的了嗎呢吧啊呀嘛喔哦是")  # a character pair holding one of these says little
-
+# The words: stopwords, phrases, the field's synonyms in both languages, the asides.
+WORDS = tomllib.loads((Path(__file__).parent / "matcher.toml").read_text(encoding="utf-8"))
+STOPWORDS = set(WORDS["stopwords"].split())
+ZH_TERMS: dict[str, str] = WORDS["zh_terms"]
+ZH_FILLER = set(WORDS["zh_filler"])
 # Questions no kata's notes answer (tooling, the signatures' own facts): an item of their own, so
 # that one of them is heard as NONE instead of as the nearest question.
-ASIDES = {
-    "en": ["can I use numpy or scipy or pandas or polars or another library?",
-           "is a third-party package allowed, or the standard library only?",
-           "what should the exception class subclass, which builtin exception does it extend?",
-           "which base class does the custom error inherit from?",
-           "is it a method or a property?",
-           "what is the signature, the argument names and their order?",
-           "what type is the argument, a dict or a list or a str, any hashable?",
-           "is it an argument of the constructor or of the method?",
-           "what are the output column names, and in which order does the tuple come?",
-           "what does the name stand for, what is it in the signature?",
-           "which Python version, can I use type hints, can I add helper functions?",
-           "how fast does it need to be in production, what speedup do we get?"],
-    "zh-TW": ["可以用 numpy、scipy 或其他套件嗎？", "只能用標準函式庫嗎？",
-              "這個例外要繼承哪個 exception？", "自訂的例外類別要繼承什麼？",
-              "這是方法還是 property？",
-              "函式簽名和參數順序是什麼？",
-              "參數的型別是 dict 還是 list？", "這是建構子的參數還是方法的參數？",
-              "輸出欄位的名稱是什麼？回傳的 tuple 順序是什麼？",
-              "可以加 helper 函式嗎？用哪個 Python 版本？"],
-}
+ASIDES: dict[str, list[str]] = WORDS["asides"]
 ASIDE = "aside"
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _TOKEN = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*(\()?")
 _NUMBER = re.compile(r"#?\s*(\d+)")
-_PHRASES = (("in flight", "inflight"), ("in-flight", "inflight"), ("same id", "duplicate id"),
-            ("already used", "duplicate"), ("goes back", "backwards"), ("go back", "backwards"),
-            ("scikit-learn", "sklearn"), ("least recently used", "lru"),
-            ("top-k", "top_k"), ("top-p", "top_p"), ("min-p", "min_p"))
+_PHRASES = [tuple(pair) for pair in WORDS["phrases"]]
 
 
 def stem(word: str) -> str:
@@ -216,7 +111,7 @@ def stem(word: str) -> str:
 
 def _canon() -> dict[str, str]:
     table: dict[str, str] = {}
-    for group in re.split(r"\n(?! )", SYNONYMS.strip()):
+    for group in WORDS["synonyms"]:
         words = [stem(w) for w in group.split()]
         for w in words:
             table.setdefault(w, words[0])
