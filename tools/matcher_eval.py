@@ -5,6 +5,7 @@
     python tools/matcher_eval.py --show          # also every tuning question not right
     python tools/matcher_eval.py --time          # also how long indexing and matching take
     python tools/matcher_eval.py --loo           # leave-one-phrasing-out, for every kata
+    python tools/matcher_eval.py --cross         # the margin rule tuned on half the katas
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
@@ -16,6 +17,7 @@ split, so that they stay unseen.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 import tomllib
@@ -27,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness import catalog  # noqa: E402
+from harness.session import matcher as matcher_module  # noqa: E402
 from harness.session.matcher import ASIDE, Match, Matcher, Outcome, _vector, terms  # noqa: E402
 
 EVAL_DIR = ROOT / "tests" / "matcher"
@@ -225,12 +228,79 @@ def leave_one_out() -> str:
     return "\n".join(lines)
 
 
+# The margin rule's constants and the values --cross tries for each.
+GRID = {"FLOOR": (0.15, 0.2, 0.25, 0.3), "SURE": (0.5, 0.55, 0.6, 0.65, 0.7),
+        "SURE_ELSE": (0.3, 0.35, 0.4, 0.45, 0.5, 0.6), "MARGIN": (0.7, 0.8, 0.9),
+        "OFFER": (0.4, 0.5, 0.6), "CUE_FLOOR": (0.2, 0.3, 0.4)}
+WRONG_COST = 5  # a confident wrong hearing costs this many right ones: the bar allows 2 %
+
+
+def _heard_rows(chosen: list[Case]) -> list[tuple[Case, Matcher, list, dict[str, int]]]:
+    """Each case with its kata's matcher and its items as scored (the rule is applied later)."""
+    matchers, rows = {}, []
+    for case in chosen:
+        meta = catalog.get(case.kata).meta
+        matcher = matchers.setdefault(case.kata, Matcher(meta))
+        levels = {q["id"]: q.get("level", 1) for q in meta["questions"]}
+        rows.append((case, matcher, matcher.scores(case.text, case.level), levels))
+    return rows
+
+
+def _apply(rows: list, constants: dict[str, float]) -> Counter:
+    """The kinds of the rows' hearings under the margin rule with these constants."""
+    saved = {name: getattr(matcher_module, name) for name in constants}
+    for name, value in constants.items():
+        setattr(matcher_module, name, value)
+    try:
+        return Counter(judge(case, matcher.decide(case.text, case.level, scored), levels)
+                       for case, matcher, scored, levels in rows)
+    finally:
+        for name, value in saved.items():
+            setattr(matcher_module, name, value)
+
+
+def _tune(rows: list) -> dict[str, float]:
+    """The grid's constants with the most right less WRONG_COST per wrong, then the most right."""
+    def gain(constants: dict[str, float]) -> tuple[int, int]:
+        c = _apply(rows, constants)
+        return c["right"] - WRONG_COST * c["wrong"], c["right"]
+
+    grid = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
+    return max(grid, key=gain)
+
+
+def cross_check() -> str:
+    """The margin rule's constants tuned on the tuned questions of one group of katas (the first
+    set's, or the other tuned folders'), scored on the other group's, and the other way round;
+    beside each, the score with the constants of harness/session/matcher.py."""
+    tuned = [case for case in cases() if not case.held_out]
+    first = {case.kata for case in tuned if case.split == TUNED}
+    groups = {"first set": [c for c in tuned if c.kata in first],
+              "other tuned": [c for c in tuned if c.kata not in first]}
+    current = {name: getattr(matcher_module, name) for name in GRID}
+    lines = ["| tuned on | scored on | constants | n | right | wrong | right, today's constants |"
+             " wrong, today's |", "|---|---|---|---|---|---|---|---|"]
+    for (name_a, cases_a), (name_b, cases_b) in itertools.permutations(groups.items()):
+        rows_b = _heard_rows(cases_b)
+        chosen = _tune(_heard_rows(cases_a))
+        c, today, n = _apply(rows_b, chosen), _apply(rows_b, current), len(rows_b)
+        shown = ", ".join(f"{k}={v}" for k, v in chosen.items())
+        lines.append(f"| {name_a} | {name_b} | {shown} | {n} | {100 * c['right'] / n:.0f} % | "
+                     f"{100 * c['wrong'] / n:.1f} % | {100 * today['right'] / n:.0f} % | "
+                     f"{100 * today['wrong'] / n:.1f} % |")
+    rows = _heard_rows(tuned)
+    lines.append("\nTuned on every tuned question: " + ", ".join(
+        f"{k}={v}" for k, v in _tune(rows).items()))
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", action="store_true", help="today's matcher, for comparison")
     parser.add_argument("--show", action="store_true", help="list the tuning questions not right")
     parser.add_argument("--time", action="store_true", help="time indexing and matching")
     parser.add_argument("--loo", action="store_true", help="leave-one-phrasing-out, all katas")
+    parser.add_argument("--cross", action="store_true", help="tune on half the katas, score the rest")
     args = parser.parse_args()
     counts, misses = run(old=args.before)
     print(table(counts))
@@ -240,6 +310,8 @@ def main() -> None:
         print(timing())
     if args.loo:
         print(leave_one_out())
+    if args.cross:
+        print(cross_check())
 
 
 if __name__ == "__main__":

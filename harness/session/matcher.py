@@ -68,7 +68,10 @@ class Item:
 # The margin rule, chosen on the evaluation set's tuning half (tools/matcher_eval.py): the most
 # right, none wrong, and of those the fewest ask-backs.
 FLOOR = 0.20       # below this, nothing is close: NONE
-SURE = 0.60        # a best match below this is only offered back, never answered
+SURE = 0.60        # a best question below this is only offered back, never answered
+SURE_ELSE = 0.40   # the same for an open point or a later level's item: saying "your choice" or
+                   # "later" gives no rule away, so it may be said from a weaker, clear match
+CUE_FLOOR = 0.30   # a look-ahead question is deferred only to a later item scoring this much
 MARGIN = 0.80      # a runner-up scoring at least this fraction of the best makes a near tie
 OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
@@ -243,24 +246,33 @@ class Matcher:
                 qid = self.numbered[n - 1]
                 return Match(Outcome.PICK, lang, (qid,), self.levels[qid])
             return Match(Outcome.NONE, lang)
-        scored = self.scores(asked, level)
+        return self.decide(asked, level, self.scores(asked, level))
+
+    def decide(self, asked: str, level: int, scored: list[tuple[float, Item]]) -> Match:
+        """The margin rule of match() on the items as scores() ranks them."""
+        lang = language(asked)
         (top_score, top), runner_up = scored[0], scored[1][0]
         if top_score < FLOOR or top.id == ASIDE:
             return Match(Outcome.NONE, lang)
-        if top_score >= SURE and runner_up < MARGIN * top_score:
+        close = [(score, item) for score, item in scored if score >= OFFER * top_score]
+        later = [(score, item) for score, item in close if item.level > level]
+        if _LATER_CUE.search(asked.lower()):
+            if later and later[0][0] >= CUE_FLOOR:
+                return Match(Outcome.LATER, lang, (later[0][1].id,), later[0][1].level)
+            if top_score < SURE:  # a look-ahead at something no entry settles
+                return Match(Outcome.NONE, lang)
+        asks_now = top.level <= level and not top.is_open_point
+        if top_score >= (SURE if asks_now else SURE_ELSE) and runner_up < MARGIN * top_score:
             if top.level > level:
                 return Match(Outcome.LATER, lang, (top.id,), top.level)
             kind = Outcome.OPEN if top.is_open_point else Outcome.ANSWER
             return Match(kind, lang, (top.id,), top.level)
-        close = [item for score, item in scored if score >= OFFER * top_score]
-        if top_score < SURE and any(item.id == ASIDE for item in close[:2]):
+        if top_score < SURE and any(item.id == ASIDE for _, item in close[:2]):
             return Match(Outcome.NONE, lang)
-        later = [item for item in close if item.level > level]
-        ahead = _LATER_CUE.search(asked.lower()) is not None
-        if later and (ahead or top_score >= SURE and top in later):
-            return Match(Outcome.LATER, lang, (later[0].id,), later[0].level)
-        offered = tuple(i.id for i in close
-                        if i.level <= level and not i.is_open_point and i.id != ASIDE)
+        if top_score >= SURE and top.level > level:
+            return Match(Outcome.LATER, lang, (top.id,), top.level)
+        offered = tuple(item.id for _, item in close
+                        if item.level <= level and not item.is_open_point and item.id != ASIDE)
         if not offered:
             return Match(Outcome.NONE, lang)
         return Match(Outcome.ASK_BACK, lang, offered[:MAX_OFFERED])
