@@ -81,9 +81,10 @@ LEVEL_BONUS = 0.30  # most questions are about the level just opened: its items 
 OPEN_WEIGHT = 0.85  # an open point weighs less: where a question covers it too, the question wins
 MAX_OFFERED = 3
 # The candidate says the question looks ahead: a later level's item among the close ones wins.
-_LATER_CUE = re.compile(r"\b(later|next level|future level|levels? [2-9]|eventually|upcoming|"
-                        r"will there be|down the (line|road))\b"
-                        r"|(之後|以後|後面)的?關|下一關|之後會|將來")
+_LATER_CUE = re.compile(r"\b(later|next level|future|levels? [2-9]|eventually|upcoming|"
+                        r"at some point|coming|going to (need|have|get)|will there be|"
+                        r"down the (line|road))\b"
+                        r"|(之後|以後|後面)的?關|下一關|(之後|以後|後面|將來)會|^之後|將來|未來")
 
 # The words: stopwords, phrases, the field's synonyms in both languages, the asides.
 WORDS = tomllib.loads((Path(__file__).parent / "matcher.toml").read_text(encoding="utf-8"))
