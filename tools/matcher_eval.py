@@ -300,7 +300,7 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="list the tuning questions not right")
     parser.add_argument("--time", action="store_true", help="time indexing and matching")
     parser.add_argument("--loo", action="store_true", help="leave-one-phrasing-out, all katas")
-    parser.add_argument("--cross", action="store_true", help="tune on half the katas, score the rest")
+    parser.add_argument("--cross", action="store_true", help="tune on some katas, score the rest")
     args = parser.parse_args()
     counts, misses = run(old=args.before)
     print(table(counts))

@@ -10,8 +10,9 @@ interviewer's side in `harness/suites/<kata>/interviewer.toml`:
 
 A question and every phrasing become bags of terms: English words lightly stemmed, identifiers
 kept whole and split (`window_ms` is `window_ms`, `window` and `ms`; `latest(m)` is `latest()`
-and `latest`), Chinese as character pairs, and the field's words in both languages mapped onto
-one vocabulary (matcher.toml beside this file), so that a Chinese question meets English phrasings too.
+and `latest`; `QueueFullError` is also `queue`, `full` and `error`), Chinese as character pairs,
+and the field's words in both languages mapped onto one vocabulary (the tables of matcher.toml,
+beside this file), so that a Chinese question meets English phrasings too.
 Terms are weighted by TF-IDF over the kata's items; an item scores the cosine of its best
 phrasing, blended with that of all its phrasings together. Then a margin rule: a clear best
 answers, a near tie asks back, a weak or absent one is NONE. Deterministic, local, no model.
@@ -98,6 +99,7 @@ ASIDE = "aside"
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b")
 _TOKEN = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*(\()?")
 _NUMBER = re.compile(r"#?\s*(\d+)")
 _PHRASES = [tuple(pair) for pair in WORDS["phrases"]]
@@ -157,7 +159,8 @@ def _chinese(run: str) -> list[str]:
 def terms(text: str) -> list[str]:
     """The terms of a text: English words and identifiers, Chinese character pairs, and the
     field's vocabulary that either language names."""
-    text = text.lower()
+    text = _CAMEL.sub(lambda m: m.group(0) + " " + re.sub(r"(?<!^)([A-Z])", r" \1", m.group(0)),
+                      text).lower()  # QueueFullError is also queue, full and error
     for phrase, replacement in _PHRASES:
         text = text.replace(phrase, replacement)
     found = [canon for word, canon in ZH_TERMS.items() if word in text]
@@ -191,7 +194,7 @@ def items(meta: dict) -> list[Item]:
         texts = [point["point"][lang] for lang in LANGS] + [t for lang in LANGS
                                                             for t in point.get(lang, [])]
         found.append(Item(pid, point["level"], True, tuple(texts)))
-    found.append(Item(ASIDE, 1, False, tuple(t for lang in LANGS for t in ASIDES[lang])))
+    found.append(Item(ASIDE, 0, False, tuple(t for lang in LANGS for t in ASIDES[lang])))
     return found
 
 
@@ -220,7 +223,7 @@ class Matcher:
         for item, vectors, whole in zip(self.items, self.vectors, self.wholes, strict=True):
             best = max(_cosine(query, v) for v in vectors)
             score = (1 - BAG_SHARE) * best + BAG_SHARE * _cosine(query, whole)
-            if item.level == level:
+            if item.level in (level, 0):  # an aside (level 0) is about every level
                 score *= 1 + LEVEL_BONUS
             scored.append((score * OPEN_WEIGHT if item.is_open_point else score, item))
         return sorted(scored, key=lambda pair: -pair[0])
