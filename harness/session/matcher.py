@@ -26,6 +26,7 @@ import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
+from itertools import takewhile
 from pathlib import Path
 
 from harness.catalog import LANGS
@@ -70,10 +71,10 @@ class Item:
 # right, none wrong, and of those the fewest ask-backs.
 FLOOR = 0.20       # below this, nothing is close: NONE
 SURE = 0.60        # a best question below this is only offered back, never answered
-SURE_ELSE = 0.40   # the same for an open point or a later level's item: saying "your choice" or
+SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying "your choice" or
                    # "later" gives no rule away, so it may be said from a weaker, clear match
-CUE_FLOOR = 0.30   # a look-ahead question is deferred only to a later item scoring this much
-MARGIN = 0.80      # a runner-up scoring at least this fraction of the best makes a near tie
+CUE_FLOOR = 0.50   # a look-ahead question is deferred only to a later item scoring this much
+MARGIN = 0.70      # a runner-up scoring at least this fraction of the best makes a near tie
 OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
 UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rarest known word
@@ -258,7 +259,7 @@ class Matcher:
         (top_score, top), runner_up = scored[0], scored[1][0]
         if top_score < FLOOR or top.id == ASIDE:
             return Match(Outcome.NONE, lang)
-        close = [(score, item) for score, item in scored if score >= OFFER * top_score]
+        close = list(takewhile(lambda pair: pair[0] >= OFFER * top_score, scored))
         later = [(score, item) for score, item in close if item.level > level]
         if _LATER_CUE.search(asked.lower()):
             if later and later[0][0] >= CUE_FLOOR:
