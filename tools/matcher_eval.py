@@ -231,9 +231,10 @@ def leave_one_out() -> str:
 # The margin rule's constants and the values --cross tries for each.
 GRID = {"FLOOR": (0.15, 0.2, 0.25), "SURE": (0.55, 0.6, 0.65, 0.7, 0.75),
         "SURE_ELSE": (0.3, 0.35, 0.4, 0.5), "MARGIN": (0.7, 0.8, 0.9),
-        "OFFER": (0.4, 0.5), "CUE_FLOOR": (0.3, 0.4, 0.5)}
+        "OFFER": (0.4, 0.5), "CUE_FLOOR": (0.2, 0.25, 0.3, 0.4, 0.5)}
 WRONG_COST = 5     # a confident wrong hearing costs this many right ones: the bar allows 2 %
 CONFIRM_COST = 0.2  # a right one heard through an ask-back costs this much: the candidate confirms
+UNDEFERRED = "later-level, not deferred"  # the bar wants every one deferred: it costs as a wrong
 
 
 def _heard_rows(chosen: list[Case]) -> list[tuple[Case, Matcher, list, dict[str, int]]]:
@@ -258,6 +259,8 @@ def _apply(rows: list, constants: dict[str, float]) -> Counter:
             heard = matcher.decide(case.text, case.level, scored)
             found[kind := judge(case, heard, levels)] += 1
             found[OFFERED] += kind == "right" and heard.outcome is Outcome.ASK_BACK
+            found[UNDEFERRED] += (expected(case, levels) is Outcome.LATER
+                                  and heard.outcome is not Outcome.LATER)
         return found
     finally:
         for name, value in saved.items():
@@ -265,11 +268,12 @@ def _apply(rows: list, constants: dict[str, float]) -> Counter:
 
 
 def _tune(rows: list) -> dict[str, float]:
-    """The grid's constants with the most right, less WRONG_COST per wrong and CONFIRM_COST per
-    right one heard through an ask-back."""
+    """The grid's constants with the most right, less WRONG_COST per wrong or undeferred
+    later-level question and CONFIRM_COST per right one heard through an ask-back."""
     def gain(constants: dict[str, float]) -> float:
         c = _apply(rows, constants)
-        return c["right"] - WRONG_COST * c["wrong"] - CONFIRM_COST * c[OFFERED]
+        return (c["right"] - WRONG_COST * (c["wrong"] + c[UNDEFERRED])
+                - CONFIRM_COST * c[OFFERED])
 
     grid = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
     return max(grid, key=gain)

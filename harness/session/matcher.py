@@ -70,11 +70,11 @@ class Item:
 # The margin rule, chosen on the evaluation set's tuning half (tools/matcher_eval.py): the most
 # right, none wrong, and of those the fewest ask-backs.
 FLOOR = 0.20       # below this, nothing is close: NONE
-SURE = 0.60        # a best question below this is only offered back, never answered
+SURE = 0.75        # a best question below this is only offered back, never answered
 SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying "your choice" or
                    # "later" gives no rule away, so it may be said from a weaker, clear match
-CUE_FLOOR = 0.50   # a look-ahead question is deferred only to a later item scoring this much
-MARGIN = 0.70      # a runner-up scoring at least this fraction of the best makes a near tie
+CUE_FLOOR = 0.30   # a look-ahead question is deferred only to a later item scoring this much
+MARGIN = 0.90      # a runner-up scoring at least this fraction of the best makes a near tie
 OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
 UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rarest known word
@@ -102,6 +102,7 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b")
 _TOKEN = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*(\()?")
+_SENTENCE = re.compile(r"[^.?!;。？！；]+[.?!;。？！；]*|[.?!;。？！；]+")
 _NUMBER = re.compile(r"#?\s*(\d+)")
 _PHRASES = [tuple(pair) for pair in WORDS["phrases"]]
 
@@ -261,9 +262,15 @@ class Matcher:
             return Match(Outcome.NONE, lang)
         close = list(takewhile(lambda pair: pair[0] >= OFFER * top_score, scored))
         later = [(score, item) for score, item in close if item.level > level]
-        if _LATER_CUE.search(asked.lower()):
-            if later and later[0][0] >= CUE_FLOOR:
-                return Match(Outcome.LATER, lang, (later[0][1].id,), later[0][1].level)
+        if cue := _LATER_CUE.search(asked.lower()):
+            ahead = later[:1]  # and the best later item for the sentence that looks ahead alone
+            said = next((m.group(0) for m in _SENTENCE.finditer(asked) if m.end() > cue.start()),
+                        asked)
+            if said.strip() != asked.strip():
+                ahead += [pair for pair in self.scores(said, level) if pair[1].level > level][:1]
+            score, item = max(ahead, key=lambda pair: pair[0], default=(0.0, top))
+            if score >= CUE_FLOOR:
+                return Match(Outcome.LATER, lang, (item.id,), item.level)
             if top_score < SURE:  # a look-ahead at something no entry settles
                 return Match(Outcome.NONE, lang)
         asks_now = top.level <= level and not top.is_open_point
