@@ -74,6 +74,7 @@ SURE = 0.75        # a best question below this is only offered back, never answ
 SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying "your choice" or
                    # "later" gives no rule away, so it may be said from a weaker, clear match
 CUE_FLOOR = 0.30   # a look-ahead question is deferred only to a later item scoring this much
+CUE_SURE = 0.50   # a look-ahead question with no later item close is NONE unless its best scores this
 MARGIN = 0.90      # a runner-up scoring at least this fraction of the best makes a near tie
 OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
@@ -271,7 +272,7 @@ class Matcher:
             score, item = max(ahead, key=lambda pair: pair[0], default=(0.0, top))
             if score >= CUE_FLOOR:
                 return Match(Outcome.LATER, lang, (item.id,), item.level)
-            if top_score < SURE:  # a look-ahead at something no entry settles
+            if top_score < CUE_SURE:  # a look-ahead at something no entry settles
                 return Match(Outcome.NONE, lang)
         asks_now = top.level <= level and not top.is_open_point
         if top_score >= (SURE if asks_now else SURE_ELSE) and runner_up < MARGIN * top_score:
