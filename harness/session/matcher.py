@@ -67,14 +67,15 @@ class Item:
     phrasings: tuple[str, ...]
 
 
-# The margin rule, chosen on the evaluation set's tuning half (tools/matcher_eval.py): the most
-# right, none wrong, and of those the fewest ask-backs.
+# The margin rule, chosen by `tools/matcher_eval.py --cross`'s grid on every tuned question
+# (tests/matcher/README.md): the most right, less 5 per confident wrong or undeferred later-level
+# question and 0.2 per right one heard through an ask-back.
 FLOOR = 0.20       # below this, nothing is close: NONE
 SURE = 0.75        # a best question below this is only offered back, never answered
 SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying "your choice" or
                    # "later" gives no rule away, so it may be said from a weaker, clear match
-CUE_FLOOR = 0.30   # a look-ahead question is deferred only to a later item scoring this much
-CUE_SURE = 0.50   # a look-ahead question with no later item close is NONE unless its best scores this
+CUE_FLOOR = 0.40   # a look-ahead question is deferred only to a later item scoring this much
+CUE_SURE = 0.50    # a look-ahead with no later item that close is NONE unless its best scores this
 MARGIN = 0.90      # a runner-up scoring at least this fraction of the best makes a near tie
 OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
@@ -235,15 +236,16 @@ class Matcher:
         """What `asked` means when levels 1 to `level` are open.
 
         A number ("3", "#3") picks the question of that number in kata.toml's order (as
-        `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise
-        the best item decides only when it is clear, above SURE with no runner-up within MARGIN
-        of it: a question of an open level is ANSWER, an open point OPEN, either of a later
-        level LATER. A later item above SURE at the top of a near tie is LATER too, and so is a
-        later item among the close ones when the candidate says the question looks ahead
-        ("later", "next level", 「下一關」): what a later level settles is never offered as open
-        or answered by an earlier level's question. A near tie or a weak best offers
-        the open levels' questions among the close ones back (ASK_BACK), best first. Nothing
-        above FLOOR, an aside (tooling, the signature) at the top, or nothing to offer is NONE.
+        `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise:
+        nothing above FLOOR, or an aside (tooling, the signature) at the top, is NONE. A question
+        that says it looks ahead ("later", "at some point", 「之後會」) is LATER when a later
+        level's item among the close ones, or the best one for the sentence that looks ahead,
+        scores CUE_FLOOR; else, below CUE_SURE, NONE: a look-ahead no entry settles. Then the
+        best item decides when it is clear, no runner-up within MARGIN of it, and scores SURE (a
+        question of an open level: ANSWER) or SURE_ELSE (an open point: OPEN; a later level's
+        item: LATER, which gives no rule away). A later item above SURE at the top of a near tie
+        is LATER too. A near tie or a weak best offers the open levels' questions among the
+        close ones back (ASK_BACK), best first, unless an aside is among the two best.
         """
         lang = language(asked)
         number = _NUMBER.fullmatch(asked.strip())
@@ -264,11 +266,12 @@ class Matcher:
         close = list(takewhile(lambda pair: pair[0] >= OFFER * top_score, scored))
         later = [(score, item) for score, item in close if item.level > level]
         if cue := _LATER_CUE.search(asked.lower()):
-            ahead = later[:1]  # and the best later item for the sentence that looks ahead alone
+            # and the best later item for the sentence that looks ahead, and for the rest
+            ahead = later[:1]
             said = next((m.group(0) for m in _SENTENCE.finditer(asked) if m.end() > cue.start()),
                         asked)
-            if said.strip() != asked.strip():
-                ahead += [pair for pair in self.scores(said, level) if pair[1].level > level][:1]
+            for part in {said, asked.replace(said, " ")} - {asked}:
+                ahead += [pair for pair in self.scores(part, level) if pair[1].level > level][:1]
             score, item = max(ahead, key=lambda pair: pair[0], default=(0.0, top))
             if score >= CUE_FLOOR:
                 return Match(Outcome.LATER, lang, (item.id,), item.level)
