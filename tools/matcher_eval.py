@@ -229,9 +229,9 @@ def leave_one_out() -> str:
 
 
 # The margin rule's constants and the values --cross tries for each.
-GRID = {"FLOOR": (0.15, 0.2, 0.25), "SURE": (0.55, 0.6, 0.65, 0.7, 0.75),
-        "SURE_ELSE": (0.3, 0.35, 0.4, 0.5), "MARGIN": (0.7, 0.8, 0.9),
-        "OFFER": (0.4, 0.5), "CUE_FLOOR": (0.25, 0.3, 0.4), "CUE_SURE": (0.4, 0.5, 0.6)}
+GRID = {"FLOOR": (0.15, 0.2, 0.25), "SURE": (0.6, 0.7, 0.75), "SURE_ELSE": (0.35, 0.4),
+        "MARGIN": (0.8, 0.9), "OFFER": (0.4,), "CUE_FLOOR": (0.3, 0.4), "CUE_SURE": (0.4, 0.5),
+        "ALONE": (0.6, 0.8, 1.0)}
 WRONG_COST = 5     # a confident wrong hearing costs this many right ones: the bar allows 2 %
 CONFIRM_COST = 0.2  # a right one heard through an ask-back costs this much: the candidate confirms
 UNDEFERRED = "later-level, not deferred"  # the bar wants every one deferred: it costs as a wrong

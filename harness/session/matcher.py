@@ -76,6 +76,8 @@ SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying 
                    # "later" gives no rule away, so it may be said from a weaker, clear match
 CUE_FLOOR = 0.40   # a look-ahead question is deferred only to a later item scoring this much
 CUE_SURE = 0.50    # a look-ahead with no later item that close is NONE unless its best scores this
+ALONE = 0.60       # a best this fraction of SURE answers too when the runner-up is this much
+                   # further behind: it stands alone
 MARGIN = 0.90      # a runner-up scoring at least this fraction of the best makes a near tie
 OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
@@ -278,7 +280,9 @@ class Matcher:
             if top_score < CUE_SURE:  # a look-ahead at something no entry settles
                 return Match(Outcome.NONE, lang)
         asks_now = top.level <= level and not top.is_open_point
-        if top_score >= (SURE if asks_now else SURE_ELSE) and runner_up < MARGIN * top_score:
+        clear = (top_score >= (SURE if asks_now else SURE_ELSE) and runner_up < MARGIN * top_score
+                 or top_score >= ALONE * SURE and runner_up < ALONE * MARGIN * top_score)
+        if clear:
             if top.level > level:
                 return Match(Outcome.LATER, lang, (top.id,), top.level)
             kind = Outcome.OPEN if top.is_open_point else Outcome.ANSWER
