@@ -76,8 +76,8 @@ SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying 
                    # "later" gives no rule away, so it may be said from a weaker, clear match
 CUE_FLOOR = 0.40   # a look-ahead question is deferred only to a later item scoring this much
 CUE_SURE = 0.50    # a look-ahead with no later item that close is NONE unless its best scores this
-ALONE = 0.60       # a best this fraction of SURE answers too when the runner-up is this much
-                   # further behind: it stands alone
+ALONE = 0.60       # a best scoring ALONE * SURE answers (or is said) too when the runner-up
+                   # scores under ALONE * MARGIN of it: it stands alone
 MARGIN = 0.90      # a runner-up scoring at least this fraction of the best makes a near tie
 OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
@@ -86,7 +86,7 @@ PREFIX = 6         # an English word longer than this is also known by its first
 LEVEL_BONUS = 0.30  # most questions are about the level just opened: its items weigh this more
 OPEN_WEIGHT = 0.85  # an open point weighs less: where a question covers it too, the question wins
 MAX_OFFERED = 3
-# The candidate says the question looks ahead: a later level's item among the close ones wins.
+# Words by which a candidate says the question looks ahead (see Matcher.match).
 _LATER_CUE = re.compile(r"\b(later|next level|future|levels? [2-9]|eventually|upcoming|"
                         r"at some point|coming|going to (need|have|get)|will there be|"
                         r"down the (line|road))\b"
@@ -245,7 +245,8 @@ class Matcher:
         scores CUE_FLOOR; else, below CUE_SURE, NONE: a look-ahead no entry settles. Then the
         best item decides when it is clear, no runner-up within MARGIN of it, and scores SURE (a
         question of an open level: ANSWER) or SURE_ELSE (an open point: OPEN; a later level's
-        item: LATER, which gives no rule away). A later item above SURE at the top of a near tie
+        item: LATER, which gives no rule away), or when it stands alone (ALONE) with a lower
+        score. A later item above SURE at the top of a near tie
         is LATER too. A near tie or a weak best offers the open levels' questions among the
         close ones back (ASK_BACK), best first, unless an aside is among the two best.
         """
@@ -272,8 +273,10 @@ class Matcher:
             ahead = later[:1]
             said = next((m.group(0) for m in _SENTENCE.finditer(asked) if m.end() > cue.start()),
                         asked)
-            for part in {said, asked.replace(said, " ")} - {asked}:
-                ahead += [pair for pair in self.scores(part, level) if pair[1].level > level][:1]
+            for part in (said, asked.replace(said, " ")):
+                if part.strip() and part != asked:
+                    ahead += [pair for pair in self.scores(part, level)
+                              if pair[1].level > level][:1]
             score, item = max(ahead, key=lambda pair: pair[0], default=(0.0, top))
             if score >= CUE_FLOOR:
                 return Match(Outcome.LATER, lang, (item.id,), item.level)
