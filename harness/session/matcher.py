@@ -10,8 +10,9 @@ interviewer's side in `harness/suites/<kata>/interviewer.toml`:
 
 A question and every phrasing become bags of terms: English words lightly stemmed, identifiers
 kept whole and split (`window_ms` is `window_ms`, `window` and `ms`; `latest(m)` is `latest()`
-and `latest`), Chinese as character pairs, and the field's words in both languages mapped onto
-one vocabulary (`SYNONYMS`, `ZH_TERMS`), so that a Chinese question meets English phrasings too.
+and `latest`; `QueueFullError` is also `queue`, `full` and `error`), Chinese as character pairs,
+and the field's words in both languages mapped onto one vocabulary (the tables of matcher.toml,
+beside this file), so that a Chinese question meets English phrasings too.
 Terms are weighted by TF-IDF over the kata's items; an item scores the cosine of its best
 phrasing, blended with that of all its phrasings together. Then a margin rule: a clear best
 answers, a near tie asks back, a weak or absent one is NONE. Deterministic, local, no model.
@@ -21,9 +22,12 @@ from __future__ import annotations
 
 import math
 import re
+import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
+from itertools import takewhile
+from pathlib import Path
 
 from harness.catalog import LANGS
 
@@ -63,11 +67,18 @@ class Item:
     phrasings: tuple[str, ...]
 
 
-# The margin rule, chosen on the evaluation set's tuning half (tools/matcher_eval.py): the most
-# right, none wrong, and of those the fewest ask-backs.
+# The margin rule, chosen by `tools/matcher_eval.py --cross`'s grid on every tuned question
+# (tests/matcher/README.md): the most right, less 5 per confident wrong or undeferred later-level
+# question and 0.2 per right one heard through an ask-back.
 FLOOR = 0.20       # below this, nothing is close: NONE
-SURE = 0.60        # a best match below this is only offered back, never answered
-MARGIN = 0.80      # a runner-up scoring at least this fraction of the best makes a near tie
+SURE = 0.75        # a best question below this is only offered back, never answered
+SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying "your choice" or
+                   # "later" gives no rule away, so it may be said from a weaker, clear match
+CUE_FLOOR = 0.40   # a look-ahead question is deferred only to a later item scoring this much
+CUE_SURE = 0.50    # a look-ahead with no later item that close is NONE unless its best scores this
+ALONE = 0.60       # a best scoring ALONE * SURE answers (or is said) too when the runner-up
+                   # scores under ALONE * MARGIN of it: it stands alone
+MARGIN = 0.90      # a runner-up scoring at least this fraction of the best makes a near tie
 OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
 UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rarest known word
@@ -75,133 +86,29 @@ PREFIX = 6         # an English word longer than this is also known by its first
 LEVEL_BONUS = 0.30  # most questions are about the level just opened: its items weigh this more
 OPEN_WEIGHT = 0.85  # an open point weighs less: where a question covers it too, the question wins
 MAX_OFFERED = 3
-# The candidate says the question looks ahead: a later level's item among the close ones wins.
-_LATER_CUE = re.compile(r"\b(later|next level|future level|levels? [2-9]|eventually|upcoming|"
-                        r"will there be|down the (line|road))\b"
-                        r"|(之後|以後|後面)的?關|下一關|之後會|將來")
+# Words by which a candidate says the question looks ahead (see Matcher.match).
+_LATER_CUE = re.compile(r"\b(later|next level|future|levels? [2-9]|eventually|upcoming|"
+                        r"at some point|coming|going to (need|have|get)|will there be|"
+                        r"down the (line|road))\b"
+                        r"|(之後|以後|後面)的?關|下一關|(之後|以後|後面|將來)會|^之後|將來|未來")
 
-STOPWORDS = set("""a an the is are was were be been being do does did doing should would could
-can may might will shall must i we you it its it's they them my me our your us of to in on at for
-with by from or and if so as what when which who whom how why there this that these those happen
-happens happened any some about into then than just also ok okay right correct assume assuming
-question quick one ever still really need needs want wants get gets got way kind sort like mean
-means say said wondering wonder hi hello please thanks thank let's let me here where""".split())
-
-# The field's words: every word of a group (a line and its indented continuation) stands for the
-# group's first word. They are stemmed as the text is.
-SYNONYMS = """
-error raise raises raised throw throws thrown exception valueerror typeerror reject rejected
-  invalid illegal bad wrong malformed
-duplicate duplicated dup dupe twice reuse reused reusing again repeated repeat
-late overdue violation violations violate miss missed misses breach lateness tardy
-evict eviction evicted evicts
-free freed release released releases deallocate dealloc
-queue queued queues queueing queuing enqueue enqueued backlog pending waiting
-send sent dispatch dispatched dispatches leave leaves fire fires flush emit go goes
-deadline deadlines due
-timer timeout alarm
-batch batches batched batching
-request requests req reqs
-now time timestamp clock t
-empty nothing zero-length
-order ordering ordered sort sorted sorting fifo
-tie ties tied tiebreak tie-break tiebreaker draw equal same-score
-weight weights weighted
-tenant tenants customer customers user users client clients
-capacity slot slots seat seats room
-count counts number counter tally
-negative below-zero minus
-nan not-a-number
-infinite inf infinity
-bool boolean true false
-numpy np ndarray
-float floats floating
-int integer integers ints
-return returns returned give gives output outputs yield yields
-block blocks page pages
-token tokens
-prompt prompts
-sequence sequences seq seqs
-cache cached caching
-hash hashes hashing hashed key keys
-copy copies copied cow copy-on-write
-fork forks forked forking clone branch
-share shared sharing
-window windows sliding
-probability probabilities probs prob distribution
-temperature temp
-sample samples sampling sampled draw draws drawn
-generator generators rng rngs seed random
-reject rejection rejected
-accept accepted acceptance accepts
-draft drafts drafted
-replica replicas instance instances pod pods server servers worker workers
-scale scaling scaled autoscale autoscaler
-start starts starting startup boot boots booting cold
-ready
-panic panicking
-validate validation validates check checks checked checking verify
-allowed allow ok accepted fine legal permitted
-"""
-
-# Chinese words of the field, onto the same vocabulary (found as substrings of the text).
-ZH_TERMS = {
-    "錯誤": "error", "例外": "error", "丟出": "error", "拋出": "error", "報錯": "error",
-    "無效": "error", "不合法": "error", "非法": "error", "拒絕": "error",
-    "重複": "duplicate", "兩次": "duplicate", "重用": "duplicate", "再用": "duplicate",
-    "遲到": "late", "違約": "late", "逾時": "late", "超時": "late", "趕不上": "late",
-    "驅逐": "evict", "淘汰": "evict", "釋放": "free", "歸還": "free",
-    "佇列": "queue", "排隊": "queue", "等待": "queue", "隊列": "queue",
-    "送出": "send", "出發": "send", "派送": "send", "發送": "send",
-    "截止": "deadline", "期限": "deadline", "計時器": "timer", "時鐘": "now",
-    "批次": "batch", "請求": "request", "順序": "order", "排序": "order", "先進先出": "order",
-    "平手": "tie", "同分": "tie", "相同": "tie", "權重": "weight", "租戶": "tenant",
-    "容量": "capacity", "名額": "capacity", "計數": "count", "數量": "count", "個數": "count",
-    "負數": "negative", "負的": "negative", "布林": "bool", "浮點": "float", "整數": "int",
-    "回傳": "return", "傳回": "return", "區塊": "block", "記憶體": "memory",
-    "序列": "sequence", "快取": "cache", "雜湊": "hash", "複製": "copy", "共用": "share",
-    "共享": "share", "視窗": "window", "窗口": "window", "機率": "probability",
-    "溫度": "temperature", "抽樣": "sample", "取樣": "sample", "採樣": "sample",
-    "亂數": "generator", "產生器": "generator", "接受": "accept", "草稿": "draft",
-    "副本": "replica", "擴展": "scale", "縮減": "scale", "擴縮": "scale", "啟動": "start",
-    "冷啟動": "start", "就緒": "ready", "恐慌": "panic", "驗證": "validate", "檢查": "validate",
-    "允許": "allowed", "空的": "empty", "為空": "empty", "執行中": "inflight",
-}
-ZH_FILLER = set("的了嗎呢吧啊呀嘛喔哦是")  # a character pair holding one of these says little
-
+# The words: stopwords, phrases, the field's synonyms in both languages, the asides.
+WORDS = tomllib.loads((Path(__file__).parent / "matcher.toml").read_text(encoding="utf-8"))
+STOPWORDS = set(WORDS["stopwords"].split())
+ZH_TERMS: dict[str, str] = WORDS["zh_terms"]
+ZH_FILLER = set(WORDS["zh_filler"])
 # Questions no kata's notes answer (tooling, the signatures' own facts): an item of their own, so
 # that one of them is heard as NONE instead of as the nearest question.
-ASIDES = {
-    "en": ["can I use numpy or scipy or pandas or polars or another library?",
-           "is a third-party package allowed, or the standard library only?",
-           "what should the exception class subclass, which builtin exception does it extend?",
-           "which base class does the custom error inherit from?",
-           "is it a method or a property?",
-           "what is the signature, the argument names and their order?",
-           "what type is the argument, a dict or a list or a str, any hashable?",
-           "is it an argument of the constructor or of the method?",
-           "what are the output column names, and in which order does the tuple come?",
-           "what does the name stand for, what is it in the signature?",
-           "which Python version, can I use type hints, can I add helper functions?",
-           "how fast does it need to be in production, what speedup do we get?"],
-    "zh-TW": ["可以用 numpy、scipy 或其他套件嗎？", "只能用標準函式庫嗎？",
-              "這個例外要繼承哪個 exception？", "自訂的例外類別要繼承什麼？",
-              "這是方法還是 property？",
-              "函式簽名和參數順序是什麼？",
-              "參數的型別是 dict 還是 list？", "這是建構子的參數還是方法的參數？",
-              "輸出欄位的名稱是什麼？回傳的 tuple 順序是什麼？",
-              "可以加 helper 函式嗎？用哪個 Python 版本？"],
-}
+ASIDES: dict[str, list[str]] = WORDS["asides"]
 ASIDE = "aside"
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b")
 _TOKEN = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)*(\()?")
+_SENTENCE = re.compile(r"[^.?!;。？！；]+[.?!;。？！；]*|[.?!;。？！；]+")
 _NUMBER = re.compile(r"#?\s*(\d+)")
-_PHRASES = (("in flight", "inflight"), ("in-flight", "inflight"), ("same id", "duplicate id"),
-            ("already used", "duplicate"), ("goes back", "backwards"), ("go back", "backwards"),
-            ("scikit-learn", "sklearn"), ("least recently used", "lru"),
-            ("top-k", "top_k"), ("top-p", "top_p"), ("min-p", "min_p"))
+_PHRASES = [tuple(pair) for pair in WORDS["phrases"]]
 
 
 def stem(word: str) -> str:
@@ -216,7 +123,7 @@ def stem(word: str) -> str:
 
 def _canon() -> dict[str, str]:
     table: dict[str, str] = {}
-    for group in re.split(r"\n(?! )", SYNONYMS.strip()):
+    for group in WORDS["synonyms"]:
         words = [stem(w) for w in group.split()]
         for w in words:
             table.setdefault(w, words[0])
@@ -258,7 +165,8 @@ def _chinese(run: str) -> list[str]:
 def terms(text: str) -> list[str]:
     """The terms of a text: English words and identifiers, Chinese character pairs, and the
     field's vocabulary that either language names."""
-    text = text.lower()
+    text = _CAMEL.sub(lambda m: m.group(0) + " " + re.sub(r"(?<!^)([A-Z])", r" \1", m.group(0)),
+                      text).lower()  # QueueFullError is also queue, full and error
     for phrase, replacement in _PHRASES:
         text = text.replace(phrase, replacement)
     found = [canon for word, canon in ZH_TERMS.items() if word in text]
@@ -292,7 +200,7 @@ def items(meta: dict) -> list[Item]:
         texts = [point["point"][lang] for lang in LANGS] + [t for lang in LANGS
                                                             for t in point.get(lang, [])]
         found.append(Item(pid, point["level"], True, tuple(texts)))
-    found.append(Item(ASIDE, 1, False, tuple(t for lang in LANGS for t in ASIDES[lang])))
+    found.append(Item(ASIDE, 0, False, tuple(t for lang in LANGS for t in ASIDES[lang])))
     return found
 
 
@@ -321,7 +229,7 @@ class Matcher:
         for item, vectors, whole in zip(self.items, self.vectors, self.wholes, strict=True):
             best = max(_cosine(query, v) for v in vectors)
             score = (1 - BAG_SHARE) * best + BAG_SHARE * _cosine(query, whole)
-            if item.level == level:
+            if item.level in (level, 0):  # an aside (level 0) is about every level
                 score *= 1 + LEVEL_BONUS
             scored.append((score * OPEN_WEIGHT if item.is_open_point else score, item))
         return sorted(scored, key=lambda pair: -pair[0])
@@ -330,15 +238,17 @@ class Matcher:
         """What `asked` means when levels 1 to `level` are open.
 
         A number ("3", "#3") picks the question of that number in kata.toml's order (as
-        `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise
-        the best item decides only when it is clear, above SURE with no runner-up within MARGIN
-        of it: a question of an open level is ANSWER, an open point OPEN, either of a later
-        level LATER. A later item above SURE at the top of a near tie is LATER too, and so is a
-        later item among the close ones when the candidate says the question looks ahead
-        ("later", "next level", 「下一關」): what a later level settles is never offered as open
-        or answered by an earlier level's question. A near tie or a weak best offers
-        the open levels' questions among the close ones back (ASK_BACK), best first. Nothing
-        above FLOOR, an aside (tooling, the signature) at the top, or nothing to offer is NONE.
+        `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise:
+        nothing above FLOOR, or an aside (tooling, the signature) at the top, is NONE. A question
+        that says it looks ahead ("later", "at some point", 「之後會」) is LATER when a later
+        level's item among the close ones, or the best one for the sentence that looks ahead,
+        scores CUE_FLOOR; else, below CUE_SURE, NONE: a look-ahead no entry settles. Then the
+        best item decides when it is clear, no runner-up within MARGIN of it, and scores SURE (a
+        question of an open level: ANSWER) or SURE_ELSE (an open point: OPEN; a later level's
+        item: LATER, which gives no rule away), or when it stands alone (ALONE) with a lower
+        score. A later item above SURE at the top of a near tie
+        is LATER too. A near tie or a weak best offers the open levels' questions among the
+        close ones back (ASK_BACK), best first, unless an aside is among the two best.
         """
         lang = language(asked)
         number = _NUMBER.fullmatch(asked.strip())
@@ -348,24 +258,44 @@ class Matcher:
                 qid = self.numbered[n - 1]
                 return Match(Outcome.PICK, lang, (qid,), self.levels[qid])
             return Match(Outcome.NONE, lang)
-        scored = self.scores(asked, level)
+        return self.decide(asked, level, self.scores(asked, level))
+
+    def decide(self, asked: str, level: int, scored: list[tuple[float, Item]]) -> Match:
+        """The margin rule of match() on the items as scores() ranks them."""
+        lang = language(asked)
         (top_score, top), runner_up = scored[0], scored[1][0]
         if top_score < FLOOR or top.id == ASIDE:
             return Match(Outcome.NONE, lang)
-        if top_score >= SURE and runner_up < MARGIN * top_score:
+        close = list(takewhile(lambda pair: pair[0] >= OFFER * top_score, scored))
+        later = [(score, item) for score, item in close if item.level > level]
+        if cue := _LATER_CUE.search(asked.lower()):
+            # and the best later item for the sentence that looks ahead, and for the rest
+            ahead = later[:1]
+            said = next((m.group(0) for m in _SENTENCE.finditer(asked) if m.end() > cue.start()),
+                        asked)
+            for part in (said, asked.replace(said, " ")):
+                if part.strip() and part != asked:
+                    ahead += [pair for pair in self.scores(part, level)
+                              if pair[1].level > level][:1]
+            score, item = max(ahead, key=lambda pair: pair[0], default=(0.0, top))
+            if score >= CUE_FLOOR:
+                return Match(Outcome.LATER, lang, (item.id,), item.level)
+            if top_score < CUE_SURE:  # a look-ahead at something no entry settles
+                return Match(Outcome.NONE, lang)
+        asks_now = top.level <= level and not top.is_open_point
+        clear = (top_score >= (SURE if asks_now else SURE_ELSE) and runner_up < MARGIN * top_score
+                 or top_score >= ALONE * SURE and runner_up < ALONE * MARGIN * top_score)
+        if clear:
             if top.level > level:
                 return Match(Outcome.LATER, lang, (top.id,), top.level)
             kind = Outcome.OPEN if top.is_open_point else Outcome.ANSWER
             return Match(kind, lang, (top.id,), top.level)
-        close = [item for score, item in scored if score >= OFFER * top_score]
-        if top_score < SURE and any(item.id == ASIDE for item in close[:2]):
+        if top_score < SURE and any(item.id == ASIDE for _, item in close[:2]):
             return Match(Outcome.NONE, lang)
-        later = [item for item in close if item.level > level]
-        ahead = _LATER_CUE.search(asked.lower()) is not None
-        if later and (ahead or top_score >= SURE and top in later):
-            return Match(Outcome.LATER, lang, (later[0].id,), later[0].level)
-        offered = tuple(i.id for i in close
-                        if i.level <= level and not i.is_open_point and i.id != ASIDE)
+        if top_score >= SURE and top.level > level:
+            return Match(Outcome.LATER, lang, (top.id,), top.level)
+        offered = tuple(item.id for _, item in close
+                        if item.level <= level and not item.is_open_point and item.id != ASIDE)
         if not offered:
             return Match(Outcome.NONE, lang)
         return Match(Outcome.ASK_BACK, lang, offered[:MAX_OFFERED])
