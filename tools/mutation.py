@@ -621,7 +621,7 @@ def save_table(summary: Summary | None, out: Path, jobs: int = 1) -> None:
     if summary is not None:
         graded = len(summary.mutants) - summary.count("pending")
         size = f"{graded} of {len(summary.mutants)}" if graded < len(summary.mutants) else graded
-        how = f"{jobs} jobs" + (", a recheck" if summary.recheck else "")
+        how = f"{jobs} job{'s' * (jobs != 1)}" + (", a recheck" if summary.recheck else "")
         cells = [f"`{summary.kata}`", size, summary.count("killed"),
                  summary.count("survived"), summary.count("equivalent"),
                  summary.count("invalid"), summary.score,
