@@ -138,7 +138,11 @@ def test_large_full_batch_leaves_at_once(impl):
 def test_not_dispatched_early(impl):
     rec = Recorder()
     with scheduler(impl, rec, max_batch_size=8, max_wait_ms=300, level=1) as s:
-        callers = submit_in_order(s, ["a", "b", "c"])
+        callers = []
+        for i, r in enumerate(["a", "b", "c"]):
+            callers.append(Caller(s, r))
+            wait_depth(s, i + 1)
+            time.sleep(0.08)  # the worker is asleep in its wait: an arrival must not send 'a'
         call = rec.wait_calls(1)[0]
         assert call.at >= callers[0].before + 0.300 - EARLY_S
         for c in callers:
