@@ -385,20 +385,20 @@ def test_third_attempts_are_retries(impl):
 @grade("active must count exactly the attempts in flight and the requests queued now", "budget",
        timeout=5)
 def test_budget_active_is_exact(impl):
-    def build(stable):
+    def build(stable, percent):
         r = router(impl, [*((k, "v1", 1) for k in stable), ("c", "v2", 1)],
                    {"v1": 50, "v2": 50}, max_attempts=2, queue_limit=4, min_retry_concurrency=0,
-                   retry_budget_percent=50 if len(stable) == 2 else 33)
+                   retry_budget_percent=percent)
         fill(r, 1, "m", ["w", "y1", "y2"], key=KEY[99])  # w runs on c, y1 and y2 queue
         r.complete(2, "w")  # y1 leaves the queue for c
         return r
 
     # x leaves: y1 in flight and y2 queued, active 2: 2 * 50 // 100 = 1 retry allowed.
-    r = build("ab")
+    r = build("ab", 50)
     fill(r, 3, "m", ["x"], key=KEY[0])
     assert ev(r.complete(4, "x", ok=False)) == [retry("x", "b")]
     # x leaves: u, v and y2 in flight, nothing queued, active 3: 3 * 33 // 100 = 0 allowed.
-    r = build("abef")
+    r = build("abef", 33)
     r.complete(3, "y1")  # y2 leaves the queue for c
     fill(r, 3, "m", ["x", "u", "v"], key=KEY[0])
     assert ev(r.complete(4, "x", ok=False)) == [fail("x", "a")]

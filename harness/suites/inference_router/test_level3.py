@@ -152,7 +152,7 @@ def test_cap_just_below(impl):
     assert states(r, "abc") == ["healthy", "healthy", "healthy"]
 
 
-@grade("the Level 3 settings must default to a 30 s base, a 300 s cap and 10 percent",
+@grade("base_ejection_s, max_ejection_s and max_ejection_percent must default to 30, 300 and 10",
        "ejection", timeout=10)
 def test_l3_defaults(impl):
     # 10 members at 10 %: one may be out ((0 + 1) * 100 <= 100), a second may not.
