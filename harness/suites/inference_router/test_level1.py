@@ -124,6 +124,15 @@ def test_capacity_is_a_limit(impl):
     assert r.in_flight("a") == 2
 
 
+@grade("a replica of capacity 300 must take 300 attempts and no more", "routing", timeout=5)
+def test_large_capacity(impl):
+    # Past 256, CPython's ints are no longer shared objects: the check must compare values.
+    r = router(impl, [("a", "v1", 300)])
+    out = [ev(r.submit(1, f"x{i}", "m", KEY[0]))[0] for i in range(301)]
+    assert out == [dispatch(f"x{i}", "a") for i in range(300)] + [reject("x300")]
+    assert r.in_flight("a") == 300
+
+
 @grade("a full pool must not spill into another version's pool", "routing", timeout=5)
 def test_no_spill(impl):
     r = router(impl, [("a", "v1", 1), ("c", "v2", 1)], {"v1": 50, "v2": 50})

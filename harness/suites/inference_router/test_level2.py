@@ -74,6 +74,16 @@ def test_default_priority_is_1(impl):
     assert r.queued("m", "v1") == ["p0", "plain", "p2"]
 
 
+@grade("a submit without a priority must take its submit-order place among priority 1",
+       "queue", timeout=5)
+def test_default_priority_in_submit_order(impl):
+    r = busy(impl)
+    r.submit(1, "p1", "m", KEY[0], 1)
+    r.submit(1, "plain", "m", KEY[0])
+    r.submit(1, "q1", "m", KEY[0], 1)
+    assert r.queued("m", "v1") == ["p1", "plain", "q1"]
+
+
 @grade("requests of equal priority must leave in submit order", "queue", timeout=5)
 def test_fifo_within_a_priority(impl):
     r = busy(impl)
@@ -196,6 +206,15 @@ def test_timeouts_in_seq_order(impl):
     assert r.queued("m", "v1") == ["w"]
 
 
+@grade("a request must time out at the first call after its deadline", "timeout", timeout=5)
+def test_timeout_after_the_deadline(impl):
+    r = busy(impl, queue_timeout_s=2)
+    fill(r, 1, "m", ["x"])
+    fill(r, 1.5, "m", ["y"])
+    assert ev(r.tick(10)) == [timeout("x"), timeout("y")]
+    assert r.queued("m", "v1") == []
+
+
 @grade("queue_timeout_s None must never time a request out", "timeout", timeout=5)
 def test_no_timeout_by_default(impl):
     r = busy(impl)
@@ -271,6 +290,15 @@ def test_retry_is_never_queued(impl):
     assert r.queued("m", "v1") == [] and r.in_flight("a") == 0
 
 
+@grade("max_attempts of 300 must stop a request at its 300th attempt", "retry", timeout=10)
+def test_large_max_attempts(impl):
+    # Past 256, CPython's ints are no longer shared objects: the check must compare values.
+    r = router(impl, [(f"r{i}", "v1", 1) for i in range(301)], max_attempts=300)
+    fill(r, 1, "m", ["x"])
+    kinds = [ev(r.complete(2, "x", ok=False))[0][0] for _ in range(300)]
+    assert kinds == ["retry"] * 299 + ["fail"]
+
+
 def budget_router(impl, n, **settings):
     """n replicas of capacity 1 (r0 ... r<n-1>), max_attempts 2, each running q<i>."""
     r = router(impl, [(f"r{i}", "v1", 1) for i in range(n)], max_attempts=2, **settings)
@@ -324,6 +352,65 @@ def test_min_retry_concurrency(impl):
     # q0 -> r4, q1 -> r0 (freed by q0), q2 -> r1: 3 retries in flight; q3 finds 3, not < 3.
     out = [ev(r3.complete(2, f"q{i}", ok=False))[0] for i in range(4)]
     assert out == [retry("q0", "r4"), retry("q1", "r0"), retry("q2", "r1"), fail("q3", "r3")]
+
+
+@grade("no retry may start while the retries in flight exceed the budget", "budget", timeout=5)
+def test_budget_already_exceeded(impl):
+    r = router(impl, [(f"r{i}", "v1", 1) for i in range(8)], max_attempts=2,
+               retry_budget_percent=50, min_retry_concurrency=0)
+    fill(r, 1, "m", [f"q{i}" for i in range(5)])  # r0 ... r4
+    # active 4 after each failure: 2 retries allowed.
+    assert ev(r.complete(2, "q0", ok=False)) == [retry("q0", "r5")]
+    assert ev(r.complete(2, "q1", ok=False)) == [retry("q1", "r0")]
+    for rid in ("q2", "q3", "q4"):
+        r.complete(3, rid)
+    fill(r, 4, "m", ["n"])  # r1
+    # n leaves: active 2 (both retries), 2 * 50 // 100 = 1 allowed, and 2 are in flight.
+    assert ev(r.complete(5, "n", ok=False)) == [fail("n", "r1")]
+
+
+@grade("attempts numbered 3 and more must count as retries in flight", "budget", timeout=5)
+def test_third_attempts_are_retries(impl):
+    r = router(impl, [(k, "v1", 1) for k in "abcd"], max_attempts=3, retry_budget_percent=0,
+               min_retry_concurrency=1)
+    fill(r, 1, "m", ["x", "y"])  # a, b
+    assert ev(r.complete(2, "x", ok=False)) == [retry("x", "c")]
+    assert ev(r.complete(3, "x", ok=False)) == [retry("x", "d")]  # attempt 3: 1 retry in flight
+    assert ev(r.complete(4, "y", ok=False)) == [fail("y", "b")]
+    assert ev(r.complete(5, "x")) == [done("x", "d")]  # and now none
+    fill(r, 6, "m", ["z"])  # a
+    assert ev(r.complete(7, "z", ok=False)) == [retry("z", "b")]
+
+
+@grade("active must count exactly the attempts in flight and the requests queued now", "budget",
+       timeout=5)
+def test_budget_active_is_exact(impl):
+    def build(stable, percent):
+        r = router(impl, [*((k, "v1", 1) for k in stable), ("c", "v2", 1)],
+                   {"v1": 50, "v2": 50}, max_attempts=2, queue_limit=4, min_retry_concurrency=0,
+                   retry_budget_percent=percent)
+        fill(r, 1, "m", ["w", "y1", "y2"], key=KEY[99])  # w runs on c, y1 and y2 queue
+        r.complete(2, "w")  # y1 leaves the queue for c
+        return r
+
+    # x leaves: y1 in flight and y2 queued, active 2: 2 * 50 // 100 = 1 retry allowed.
+    r = build("ab", 50)
+    fill(r, 3, "m", ["x"], key=KEY[0])
+    assert ev(r.complete(4, "x", ok=False)) == [retry("x", "b")]
+    # x leaves: u, v and y2 in flight, nothing queued, active 3: 3 * 33 // 100 = 0 allowed.
+    r = build("abef", 33)
+    r.complete(3, "y1")  # y2 leaves the queue for c
+    fill(r, 3, "m", ["x", "u", "v"], key=KEY[0])
+    assert ev(r.complete(4, "x", ok=False)) == [fail("x", "a")]
+
+
+@grade("retry_budget_percent must default to 20", "budget", timeout=10)
+def test_default_budget_percent(impl):
+    r = router(impl, [("a", "v1", 101), ("b", "v1", 101)], max_attempts=2)
+    fill(r, 1, "m", [f"q{i}" for i in range(101)])
+    # Each failure leaves 100 active: 100 * 20 // 100 = 20 retries, then no more.
+    kinds = [ev(r.complete(2, f"q{i}", ok=False))[0][0] for i in range(21)]
+    assert kinds == ["retry"] * 20 + ["fail"]
 
 
 @grade("random traces must keep the queues, slots and events consistent", "queue", timeout=60)
@@ -390,6 +477,7 @@ BAD_CALLS = [
     ("a submit of an id in flight", "duplicate", lambda r: r.submit(5, "busy", "m", KEY[0])),
     ("a submit for a model with no split", "no-split", lambda r: r.submit(5, "y", "n", KEY[0])),
     ("a priority of 4", "priority", lambda r: r.submit(5, "y", "m", KEY[0], 4)),
+    ("a priority of 5", "priority", lambda r: r.submit(5, "y", "m", KEY[0], 5)),
     ("a priority of -1", "priority", lambda r: r.submit(5, "y", "m", KEY[0], -1)),
     ("a priority of 1.0", "priority", lambda r: r.submit(5, "y", "m", KEY[0], 1.0)),
     ("a priority of True", "bool", lambda r: r.submit(5, "y", "m", KEY[0], True)),
@@ -402,7 +490,9 @@ BAD_CALLS = [
     ("a capacity of 1.5", "capacity", lambda r: r.add_replica(5, "b", "m", "v1", 1.5)),
     ("a capacity of True", "bool", lambda r: r.add_replica(5, "b", "m", "v1", True)),
     ("weights summing to 90", "weights", lambda r: r.set_split(5, "m", {"v1": 90})),
+    ("weights summing to 110", "weights", lambda r: r.set_split(5, "m", {"v1": 60, "v2": 50})),
     ("a negative weight", "weights", lambda r: r.set_split(5, "m", {"v1": 110, "v2": -10})),
+    ("a weight of -1", "weights", lambda r: r.set_split(5, "m", {"v1": 101, "v2": -1})),
     ("a float weight", "weights", lambda r: r.set_split(5, "m", {"v1": 50.0, "v2": 50})),
     ("a weight for a version with no replica", "weights",
      lambda r: r.set_split(5, "m", {"v1": 50, "v9": 50})),
@@ -418,6 +508,16 @@ def test_bad_call(impl, name, rule, call):
     r = ready(impl)
     with pytest.raises(ValueError):
         call(r)
+    unchanged(r)
+
+
+@grade("a submit for a model with replicas and no split must raise ValueError and change "
+       "nothing", "errors", timeout=5)
+def test_submit_without_split(impl):
+    r = ready(impl)
+    r.add_replica(1, "n1", "n", "v1", 1)
+    with pytest.raises(ValueError):
+        r.submit(5, "y", "n", KEY[0])
     unchanged(r)
 
 

@@ -99,6 +99,17 @@ def test_ejected_at_n(impl):
     assert ev(r.submit(1, "y", "m", KEY[0])) == [reject("y")]
 
 
+@grade("consecutive_failures of 300 must eject at the 300th failure", "ejection", timeout=10)
+def test_large_n(impl):
+    # Past 256, CPython's ints are no longer shared objects: the check must compare values.
+    r = pool(impl, n=1, consecutive_failures=300)
+    for i in range(299):
+        run_on(r, 1, f"x{i}", False, "a")
+    assert states(r, "a") == ["healthy"]
+    run_on(r, 1, "x299", False, "a")
+    assert states(r, "a") == ["ejected"]
+
+
 @grade("without consecutive_failures no replica must ever be ejected", "ejection", timeout=5)
 def test_no_ejection_by_default(impl):
     r = router(impl, [("a", "v1", 1)])
@@ -117,6 +128,52 @@ def test_outcomes_on_an_ejected_replica(impl):
     assert run_on(r, 5, "p", True, "a") == [done("p", "a")]  # the probe: healthy again
     run_on(r, 6, "q", False, "a")
     assert states(r, "a") == ["healthy"]  # one failure since
+
+
+@grade("failures completing on a probing replica, other than its probe's, must not count",
+       "ejection", timeout=5)
+def test_outcomes_on_a_probing_replica(impl):
+    r = pool(impl, n=2, capacity=2, consecutive_failures=1)
+    fill(r, 0, "m", ["x", "y", "z", "w"])  # x a, y b, z a, w b
+    r.complete(0, "x", ok=False)  # a ejected until 4; z still runs on it
+    r.tick(4)
+    # Counted, z's failure would eject a again: (1 + 1) * 100 <= 100 * 2.
+    assert ev(r.complete(4, "z", ok=False)) == [fail("z", "a")]
+    assert states(r) == ["probing", "healthy"]
+    assert fill(r, 5, "m", ["p"]) == [dispatch("p", "a")]  # the probe
+    assert ev(r.complete(5, "p")) == [done("p", "a")] and states(r, "a") == ["healthy"]
+
+
+@grade("the cap must refuse to eject 1 of 3 members at 33 percent", "ejection", timeout=5)
+def test_cap_just_below(impl):
+    r = pool(impl, n=3, max_ejection_percent=33)  # (0 + 1) * 100 > 33 * 3 = 99
+    run_on(r, 1, "x", False, "a")
+    run_on(r, 1, "y", False, "a")
+    assert states(r, "abc") == ["healthy", "healthy", "healthy"]
+
+
+@grade("base_ejection_s, max_ejection_s and max_ejection_percent must default to 30, 300 and 10",
+       "ejection", timeout=10)
+def test_l3_defaults(impl):
+    # 10 members at 10 %: one may be out ((0 + 1) * 100 <= 100), a second may not.
+    r = router(impl, [(f"r{i}", "v1", 1) for i in range(10)], consecutive_failures=1)
+    run_on(r, 0, "x", False, "r0")
+    run_on(r, 0, "y", False, "r1")
+    assert states(r, ["r0", "r1"]) == ["ejected", "healthy"]
+    t = 0
+    for j in range(1, 12):  # 30, 60, ..., 300, then capped at 300
+        d = min(30 * j, 300)
+        r.tick(t + d - 0.5)
+        assert states(r, ["r0"]) == ["ejected"], j
+        r.tick(t + d)
+        assert states(r, ["r0"]) == ["probing"], j
+        t += d
+        run_on(r, t, f"p{j}", False, "r0")  # the probe fails: j + 1
+    # 19 members at 10 %: a second may not be out (200 > 190).
+    r = router(impl, [(f"r{i}", "v1", 1) for i in range(19)], consecutive_failures=1)
+    run_on(r, 0, "x", False, "r0")
+    run_on(r, 0, "y", False, "r1")
+    assert states(r, ["r0", "r1"]) == ["ejected", "healthy"]
 
 
 @grade("the cap must allow (E + 1) * 100 == max_ejection_percent * members exactly", "ejection",
@@ -226,6 +283,15 @@ def test_ejection_ends_exactly(impl):
     run_on(r, 1.5, "y", False, "a")  # until 5.5
     assert ev(r.tick(5.25)) == [] and states(r, "a") == ["ejected"]
     assert ev(r.submit(5.5, "z", "m", KEY[0])) == [dispatch("z", "a")]  # the probe
+
+
+@grade("an ejection must be over at the first call after its end", "ejection", timeout=5)
+def test_ejection_ends_at_a_later_call(impl):
+    r = pool(impl, n=1)
+    run_on(r, 1, "x", False, "a")
+    run_on(r, 1, "y", False, "a")  # until 5
+    assert ev(r.submit(7.5, "z", "m", KEY[0])) == [dispatch("z", "a")]  # the probe
+    assert states(r, "a") == ["probing"]
 
 
 @grade("a probing replica must be preferred over healthy ones, the earliest added first",
@@ -345,6 +411,20 @@ def test_drain_drops_ejection(impl):
     assert r.replica_state("a") == "removed"
 
 
+@grade("a replica drained while ejected must stay out when its ejection ends", "drain",
+       timeout=5)
+def test_drain_while_ejected(impl):
+    r = pool(impl, n=2, capacity=2, consecutive_failures=1)
+    fill(r, 0, "m", ["x", "y", "z"])  # x a, y b, z a
+    r.complete(0, "x", ok=False)  # a ejected until 4, z still runs on it
+    r.complete(0, "y", ok=False)  # b ejected until 4, idle
+    assert ev(r.drain(1, "a")) == []
+    assert ev(r.drain(1, "b")) == [removed("b")]
+    assert ev(r.tick(4)) == [] and states(r) == ["draining", "removed"]
+    assert fill(r, 4, "m", ["w"]) == [reject("w")]
+    assert ev(r.complete(5, "z")) == [done("z", "a"), removed("a")]
+
+
 @pytest.mark.parametrize("rep", ["zz", "a", "b"])
 @grade("draining an unknown, draining or removed replica must raise ValueError", "drain",
        timeout=5)
@@ -379,6 +459,63 @@ def test_start(impl):
     assert start(r, steps=[(10, 5), (60, 5)]) == []
     assert r.split("m") == [("v1", 90), ("v2", 10)] and r.rollout_status("m") == "running"
     assert r.version_for("m", KEY[89]) == "v1" and r.version_for("m", KEY[90]) == "v2"
+
+
+@grade("start_rollout must accept the edges of its ranges", "rollout", timeout=5)
+def test_rollout_edges(impl):
+    for steps, kw in (([(1, 0.5), (100, 0.5)], {"max_error_percent": 0, "window_s": 0.5}),
+                      ([(100, 1)], {"max_error_percent": 100, "window_s": 1})):
+        r = canary(impl)
+        assert ev(r.start_rollout(1, "m", "v2", steps, min_requests=1, **kw)) == []
+        w0 = steps[0][0]
+        assert r.rollout_status("m") == "running"
+        assert r.split("m") == [("v1", 100 - w0), ("v2", w0)]
+
+
+@grade("start_rollout for a model with replicas and no split must raise ValueError", "rollout",
+       timeout=5)
+def test_rollout_without_split(impl):
+    r = impl.InferenceRouter()
+    r.add_replica(0, "a", "m", "v1", 1)
+    r.add_replica(0, "c", "m", "v2", 1)
+    with pytest.raises(ValueError):
+        start(r, now=1)
+    assert r.rollout_status("m") == "none" and r.split("m") == []
+
+
+@grade("a canary whose name sorts before the stable's must start and count only its own "
+       "records", "rollout", timeout=5)
+def test_canary_named_first(impl):
+    r = router(impl, [("a", "v2", 1), ("c", "v1", 1)])  # stable v2
+    assert start(r, version="v1", steps=[(50, 100)], max_error_percent=0, min_requests=1) == []
+    assert r.split("m") == [("v2", 50), ("v1", 50)]
+    run_on(r, 1, "s", False, "a")
+    assert r.rollout_status("m") == "running"
+    run_on(r, 2, "k", False, "c", KEY[99])
+    assert r.rollout_status("m") == "rolled_back"
+
+
+@grade("a version name built at run time must be the version it equals", "rollout", timeout=5)
+def test_versions_compare_by_value(impl):
+    r = canary(impl)
+    with pytest.raises(ValueError):
+        start(r, version="".join(["v", "1"]))  # the stable version, a new str object
+    start(r, version="".join(["v", "2"]), steps=[(50, 100)], max_error_percent=0,
+          min_requests=1)
+    run_on(r, 1, "k", False, "c", KEY[99])
+    assert r.rollout_status("m") == "rolled_back"
+
+
+@grade("each step must last its own hold", "rollout", timeout=5)
+def test_own_holds(impl):
+    r = canary(impl)
+    start(r, steps=[(10, 2), (40, 6), (70, 1)])
+    want = [(1.5, 10), (2, 40), (7.5, 40), (8, 70), (8.5, 70)]
+    for now, w in want:
+        r.tick(now)
+        assert r.split("m") == [("v1", 100 - w), ("v2", w)], now
+    r.tick(9)
+    assert r.rollout_status("m") == "promoted"
 
 
 @grade("a rollout must step at scheduled times, not at the times of calls", "rollout",
@@ -481,6 +618,50 @@ def test_window_bounds(impl):
     run_on(r, 5, "y", False, "c", KEY[99])  # window (1, 5]: y alone, n = 1 < 2
     assert r.rollout_status("m") == "running"
     run_on(r, 6, "z", False, "c", KEY[99])  # window (2, 6]: y and z failed
+    assert r.rollout_status("m") == "rolled_back"
+
+
+@grade("the window must drop every record older than window_s", "rollout", timeout=5)
+def test_window_drops_old_records(impl):
+    r = canary(impl)
+    start(r, steps=[(50, 100)], max_error_percent=50, window_s=4, min_requests=2)
+    for i in range(5):
+        run_on(r, 1, f"ok{i}", True, "c", KEY[99])
+    run_on(r, 10, "x", False, "c", KEY[99])  # window (6, 10]: x alone, n = 1 < 2
+    assert r.rollout_status("m") == "running"
+    run_on(r, 10, "y", False, "c", KEY[99])  # 2 of 2 failed
+    assert r.rollout_status("m") == "rolled_back"
+
+
+@grade("a failure that left the window must no longer count", "rollout", timeout=5)
+def test_window_forgets_failures(impl):
+    r = canary(impl)
+    start(r, steps=[(50, 100)], max_error_percent=50, window_s=4, min_requests=2)
+    run_on(r, 1, "x", False, "c", KEY[99])
+    run_on(r, 6, "y", True, "c", KEY[99])  # x left the window
+    run_on(r, 6, "z", True, "c", KEY[99])
+    run_on(r, 6, "w", False, "c", KEY[99])  # 1 of 3: 100 > 150 is false
+    assert r.rollout_status("m") == "running"
+
+
+@grade("the rollout must roll back when the window holds more than min_requests records",
+       "rollout", timeout=5)
+def test_rollback_above_min_requests(impl):
+    r = canary(impl)
+    start(r, steps=[(50, 100)], max_error_percent=0, min_requests=1)
+    run_on(r, 1, "x", True, "c", KEY[99])
+    assert r.rollout_status("m") == "running"
+    run_on(r, 2, "y", False, "c", KEY[99])  # n = 2 > 1, f = 1
+    assert r.rollout_status("m") == "rolled_back"
+
+
+@grade("an error rate just above max_error_percent must roll back", "rollout", timeout=5)
+def test_rollback_just_above(impl):
+    r = canary(impl)
+    start(r, steps=[(50, 100)], max_error_percent=33, min_requests=3)
+    run_on(r, 1, "x", True, "c", KEY[99])
+    run_on(r, 2, "y", True, "c", KEY[99])
+    run_on(r, 3, "z", False, "c", KEY[99])  # 1 of 3: 100 > 99
     assert r.rollout_status("m") == "rolled_back"
 
 
@@ -589,13 +770,17 @@ def bad_rollout_cases():
         ("no steps", ("v2", [], ok)),
         ("a step that is a list", ("v2", [[50, 10]], ok)),
         ("weights not increasing", ("v2", [(50, 10), (50, 10)], ok)),
+        ("weights decreasing", ("v2", [(50, 10), (30, 10)], ok)),
         ("a weight of 0", ("v2", [(0, 10)], ok)),
         ("a weight of 101", ("v2", [(101, 10)], ok)),
         ("a float weight", ("v2", [(50.0, 10)], ok)),
         ("a hold of 0", ("v2", [(50, 0)], ok)),
+        ("a negative hold", ("v2", [(50, -10)], ok)),
         ("an infinite hold", ("v2", [(50, math.inf)], ok)),
         ("max_error_percent 101", ("v2", [(50, 10)], {**ok, "max_error_percent": 101})),
+        ("max_error_percent -1", ("v2", [(50, 10)], {**ok, "max_error_percent": -1})),
         ("a window of 0", ("v2", [(50, 10)], {**ok, "window_s": 0})),
+        ("a negative window", ("v2", [(50, 10)], {**ok, "window_s": -4})),
         ("min_requests 0", ("v2", [(50, 10)], {**ok, "min_requests": 0})),
         ("min_requests True", ("v2", [(50, 10)], {**ok, "min_requests": True})),
     ]
@@ -634,7 +819,7 @@ def test_rollout_needs_a_plain_split(impl):
 
 BAD_L3_SETTINGS = [
     {"consecutive_failures": 0}, {"consecutive_failures": 2.0},
-    {"base_ejection_s": 0}, {"base_ejection_s": math.inf},
+    {"base_ejection_s": 0}, {"base_ejection_s": -1}, {"base_ejection_s": math.inf},
     {"max_ejection_s": 29}, {"base_ejection_s": 5, "max_ejection_s": math.nan},
     {"max_ejection_percent": 101}, {"max_ejection_percent": -1},
     {"always_eject_one": 1}, {"always_eject_one": None},
