@@ -480,14 +480,13 @@ def main() -> None:
         loaded = time.perf_counter() - start
         HEARING = Hearing(lambda meta: Blended(meta, embedding, encode), args.at,
                           embedding.constants, args.tuned_only)
+    timed = timing() if args.time else ""  # first, while no phrasing or question is encoded
     counts, misses = run(old=args.before)
     print(table(counts))
     if args.show:
         print("\n".join(misses))
     if args.time:
-        if args.embed:
-            print(f"model: {1000 * loaded:.0f} ms to import and load")
-        print(timing())
+        print((f"model: {1000 * loaded:.0f} ms to import and load; " if args.embed else "") + timed)
     if args.loo:
         print(leave_one_out())
     if args.cross:
