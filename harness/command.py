@@ -29,7 +29,7 @@ from harness.catalog import LANGS, Kata
 from harness.cjk import wrap
 from harness.lang import lang as default_lang
 from harness.store import Store, StoreError
-from harness.words import key, say, translations
+from harness.words import catalogue, key, say, translations
 
 try:  # newer Typers vendor click (a plain install has none of its own); older ones use it
     from typer._click import exceptions as clicks
@@ -204,13 +204,25 @@ def _message(error: clicks.UsageError) -> str:
         return say(f"help.missing_{error.param.param_type_name}", name=error.param.get_error_hint())
     if isinstance(error, clicks.BadParameter):
         hint = error.param_hint or (error.param and error.param.get_error_hint())
+        message = _conversion(error) or error.message
         if hint is None:
-            return say("help.invalid", message=error.message)
+            return say("help.invalid", message=message)
         hint = hint if isinstance(hint, str) else " / ".join(repr(h) for h in hint)
-        return say("help.invalid_for", name=hint, message=error.message)
+        return say("help.invalid_for", name=hint, message=message)
     if isinstance(error, clicks.BadOptionUsage) and error.message.endswith("an argument."):
         return say("help.needs_value", name=error.option_name)
     return error.format_message()
+
+
+def _conversion(error: clicks.BadParameter) -> str | None:
+    """Typer converts values with pydantic, whose English says why; the catalogue says what was
+    wanted. None for our own errors, already in the learner's words."""
+    errors = getattr(error.__cause__, "errors", None)
+    if errors is None:
+        return None
+    first = errors()[0]
+    found = f"conversion.{first.get('type')}"
+    return say(found if found in catalogue() else "conversion.other", got=first.get("input"))
 
 
 class Mistake(clicks.UsageError):

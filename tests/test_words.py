@@ -124,7 +124,9 @@ def test_every_mock_and_interviewer_screen_is_chinese(zh, work, clock, grader):
 
 @pytest.mark.parametrize("args", [["show", "--bogus"], ["show"], ["mutants"], ["shwo"],
                                   ["show", "auc_roc", "--level"], ["show", "auc_roc", "extra"],
-                                  ["mock", "--bogus"], ["interviewer", "script", "--nope"]])
+                                  ["mock", "--bogus"], ["interviewer", "script", "--nope"],
+                                  ["show", "auc_roc", "--level", "1.5"],
+                                  ["mock", "start", "auc_roc", "--minutes", "三十"]])
 def test_click_says_its_usage_errors_in_chinese(zh, args):
     result = CliRunner().invoke(app, args, prog_name="kata")
     assert result.exit_code == 2 and "錯誤：" in result.output, result.output
