@@ -88,26 +88,26 @@ def test_success_resets_the_count(impl):
     assert states(r, "a") == ["ejected"]
 
 
-@grade("a replica must be ejected when its consecutive failures reach N", "ejection", timeout=5)
-def test_ejected_at_n(impl):
-    r = pool(impl, n=1, consecutive_failures=3)
-    for i in range(2):
+def ejected_at(impl, n: int):
+    """A pool ejecting at n consecutive failures: healthy after n - 1 of them, ejected at n."""
+    r = pool(impl, n=1, consecutive_failures=n)
+    for i in range(n - 1):
         run_on(r, 1, f"x{i}", False, "a")
     assert states(r, "a") == ["healthy"]
-    run_on(r, 1, "x2", False, "a")
+    run_on(r, 1, f"x{n - 1}", False, "a")
     assert states(r, "a") == ["ejected"]
+    return r
+
+
+@grade("a replica must be ejected when its consecutive failures reach N", "ejection", timeout=5)
+def test_ejected_at_n(impl):
+    r = ejected_at(impl, 3)
     assert ev(r.submit(1, "y", "m", KEY[0])) == [reject("y")]
 
 
 @grade("consecutive_failures of 300 must eject at the 300th failure", "ejection", timeout=10)
 def test_large_n(impl):
-    # Past 256, CPython's ints are no longer shared objects: the check must compare values.
-    r = pool(impl, n=1, consecutive_failures=300)
-    for i in range(299):
-        run_on(r, 1, f"x{i}", False, "a")
-    assert states(r, "a") == ["healthy"]
-    run_on(r, 1, "x299", False, "a")
-    assert states(r, "a") == ["ejected"]
+    ejected_at(impl, 300)  # past 256, CPython's ints are not shared: the check must compare values
 
 
 @grade("without consecutive_failures no replica must ever be ejected", "ejection", timeout=5)
