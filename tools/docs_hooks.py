@@ -223,9 +223,20 @@ def _bench_words() -> dict:
     return tomllib.loads((ROOT / "docs" / "benchmarks" / "zh-TW.toml").read_text(encoding="utf-8"))
 
 
+def _row_chinese(cell: str, words: dict) -> str:
+    """A body cell's Chinese: its own under [rows], else each row pattern applied in turn. A
+    figure matches none and stays as measured."""
+    if cell in words["rows"]:
+        return words["rows"][cell]
+    for row in words["row_patterns"]:
+        cell = re.sub(row["en"], row["zh-TW"], cell)
+    return cell
+
+
 def bench_chinese(body: str, group: str) -> str:
     """A benchmark file's results in Chinese (docs/benchmarks/zh-TW.toml): the kata's Chinese
-    title as the heading, the columns' names and the notes; the table's cells stay as measured."""
+    title as the heading, the columns' names, the notes and the cells that are words (a row's
+    label, a figure's remark); the figures stay as measured."""
     words = _bench_words()
     meta = _meta(group) if (KATAS / group / "kata.toml").is_file() else None
     if meta:
@@ -234,10 +245,15 @@ def bench_chinese(body: str, group: str) -> str:
     for note in words["notes"]:
         body = re.sub(note["en"], note["zh-TW"], body, flags=re.MULTILINE)
     lines = body.split("\n")
-    for n, line in enumerate(lines[:-1]):
-        if line.startswith("|") and re.fullmatch(r"\|( --- \|)+", lines[n + 1].strip()):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            lines[n] = "| " + " | ".join(words["columns"].get(c, c) for c in cells) + " |"
+    rule = [bool(re.fullmatch(r"\|( --- \|)+", line.strip())) for line in lines] + [False]
+    for n, line in enumerate(lines):
+        if line.startswith("|") and not rule[n]:
+            cells = _cells(line)
+            if rule[n + 1]:  # the columns' names
+                cells = [words["columns"].get(c, c) for c in cells]
+            else:
+                cells = [_row_chinese(c, words) for c in cells]
+            lines[n] = "| " + " | ".join(cells) + " |"
     return "\n".join(lines)
 
 

@@ -1,5 +1,6 @@
-"""The Chinese Benchmarks page speaks Chinese: every benchmark file's heading, column names and
-notes have their Chinese in docs/benchmarks/zh-TW.toml (the tables' cells stay as measured)."""
+"""The Chinese Benchmarks page speaks Chinese: every benchmark file's heading, column names, notes
+and the table cells that are words (a row's label, a figure's remark) have their Chinese in
+docs/benchmarks/zh-TW.toml; the figures stay as measured."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ hooks = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(hooks)
 ENGLISH = re.compile(r"\b[a-z]{3,}[ ,;:]+[a-z]{3,}\b")  # two English words in a row
 HAN = re.compile(r"[\u3400-\u9fff]")
+# A lowercase English word; an identifier (`run_batch`, `starvation_ms=1000`, `LinearCost`) is none.
+WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?:-[a-z]+)*(?![\w-])")
 
 
 def _chinese(path: Path) -> str:
@@ -36,6 +39,28 @@ def test_headings_columns_and_notes_have_their_chinese(path):
              and ENGLISH.search(re.sub(r"`[^`]*`", "", line))]
     assert not english, f"columns with no Chinese in docs/benchmarks/zh-TW.toml: {english}"
     assert not prose, f"lines with no Chinese in docs/benchmarks/zh-TW.toml: {prose}"
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_cells_that_are_words_have_their_chinese(path):
+    """mutation.md is on the same page, through the same bench_chinese, so it is checked too."""
+    lines = _chinese(path).splitlines()
+    rule = [bool(re.fullmatch(r"\|( --- \|)+", line.strip())) for line in lines] + [False]
+    cells = [cell for n, line in enumerate(lines) if line.startswith("|") and not rule[n]
+             and not rule[n + 1] for cell in hooks._cells(line)]
+    english = [cell for cell in dict.fromkeys(cells) if not HAN.search(cell)
+               and len(WORD.findall(re.sub(r"`[^`]*`", "", cell))) >= 2]
+    assert not english, (f"{path.relative_to(ROOT)}: cells with no Chinese in "
+                         f"docs/benchmarks/zh-TW.toml [rows] or [[row_patterns]]: {english}")
+
+
+def test_a_rerun_keeps_the_translation_and_the_figures():
+    table = ("| scenario | max_wait_ms | req/s |\n| --- | --- | --- |\n"
+             "| heavy: 3,500 req/s offered | 7 | 3,321 |\n"
+             "| fixed fleet of 31 | 0.54 ms | 12.5x fewer |")
+    assert hooks.bench_chinese(table, "sync_batch_scheduler").splitlines()[2:] == [
+        "| 重負載：送入 3,500 req/s | 7 | 3,321 |",
+        "| 固定 31 個 replica | 0.54 ms | 只有 1/12.5 |"]
 
 
 def test_a_kata_heading_is_its_chinese_title():
