@@ -163,6 +163,8 @@ def test_top_p_just_below_one(impl):
     # a cut that looks for where the running sum reaches top_p finds no such place.
     logits = np.array([0.5, 1.25, 0.75, 0.75, -0.5, 1.5, -1.5, 0.25])
     close(impl.probs(logits, top_p=np.nextafter(1.0, 0.0)), softmax(*logits))
+    logits = np.array([1.0, -1.5, 0.75, 1.0, -1.5, -1.5, -0.5, -1.75])  # 1 - 2^-53 or 1
+    close(impl.probs(logits, top_p=np.nextafter(1.0, 0.0)), softmax(*logits))
 
 
 # --- step 4: min-p ------------------------------------------------------------------------------

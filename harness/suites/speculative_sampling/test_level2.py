@@ -132,6 +132,15 @@ def test_low_precision_logits(impl):
               [softmax(*logits.astype(np.float64).tolist())])
 
 
+@grade("a row that sums just under top_p must keep every token beside a one-hot row")
+def test_top_p_edge_beside_one_hot(impl):
+    edge = np.array([0.5, 1.25, 0.75, 0.75, -0.5, 1.5, -1.5, 0.25])  # as in Level 1's test
+    logits = np.array([[0.0] + [-np.inf] * 7, edge])
+    top = np.nextafter(1.0, 0.0)
+    got = impl.batch_probs(logits, [1.0, 1.0], [0, 0], [top, top], [0.0, 0.0])
+    close(got, [[1.0] + [0.0] * 7, softmax(*edge)])
+
+
 # --- batch_sample -------------------------------------------------------------------------------
 
 
