@@ -165,6 +165,8 @@ def test_top_p_just_below_one(impl):
     close(impl.probs(logits, top_p=np.nextafter(1.0, 0.0)), softmax(*logits))
     logits = np.array([1.0, -1.5, 0.75, 1.0, -1.5, -1.5, -0.5, -1.75])  # 1 - 2^-53 or 1
     close(impl.probs(logits, top_p=np.nextafter(1.0, 0.0)), softmax(*logits))
+    logits = np.random.default_rng(0).integers(-16, 16, 300) / 4  # the least p is about 9e-6
+    close(impl.probs(logits, top_p=np.nextafter(1.0, 0.0)), softmax(*logits))
 
 
 # --- step 4: min-p ------------------------------------------------------------------------------
