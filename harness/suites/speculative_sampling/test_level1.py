@@ -112,6 +112,13 @@ def test_top_k_off(impl):
     assert integer(impl.sample(logits, impl.SamplingParams(top_k=None), Scripted(0.999))) == 3
 
 
+@grade("top-k must keep the k largest of 1,000 distinct logits")
+def test_top_k_long_row(impl):
+    logits = (-np.arange(1000) / 4)[np.random.default_rng(3).permutation(1000)]
+    for k in (3, 10):
+        close(impl.probs(logits, top_k=k), oracle.probs(logits, top_k=k)[0])
+
+
 # --- step 3: top-p ------------------------------------------------------------------------------
 
 
@@ -140,6 +147,26 @@ def test_top_p_one_keeps_all(impl):
     for top_p in (1, 1.0, np.float32(1)):
         close(impl.probs(np.array([0.0, -40.0]), top_p=top_p), [1 - tiny, tiny])
     close(impl.probs(np.array([-700.0, 0.0, -690.0]), top_p=1.0), softmax(-700, 0, -690))
+
+
+@grade("top-p must keep the most probable tokens of 1,000 distinct logits")
+def test_top_p_long_row(impl):
+    logits = (-np.arange(1000) / 16)[np.random.default_rng(3).permutation(1000)]
+    want, margin = oracle.probs(logits, top_p=0.3)
+    assert margin > 1e-6  # the suite's own check: the prompt's margin holds here
+    close(impl.probs(logits, top_p=0.3), want)
+
+
+@grade("top_p one ulp below 1 must keep every token of a row that sums to just under 1")
+def test_top_p_just_below_one(impl):
+    # Summed most probable first in float64, its softmax can come to 1 - 3 * 2^-53, below top_p:
+    # a cut that looks for where the running sum reaches top_p finds no such place.
+    logits = np.array([0.5, 1.25, 0.75, 0.75, -0.5, 1.5, -1.5, 0.25])
+    close(impl.probs(logits, top_p=np.nextafter(1.0, 0.0)), softmax(*logits))
+    logits = np.array([1.0, -1.5, 0.75, 1.0, -1.5, -1.5, -0.5, -1.75])  # 1 - 2^-53 or 1
+    close(impl.probs(logits, top_p=np.nextafter(1.0, 0.0)), softmax(*logits))
+    logits = np.random.default_rng(0).integers(-16, 16, 300) / 4  # the least p is about 9e-6
+    close(impl.probs(logits, top_p=np.nextafter(1.0, 0.0)), softmax(*logits))
 
 
 # --- step 4: min-p ------------------------------------------------------------------------------

@@ -132,6 +132,15 @@ def test_low_precision_logits(impl):
               [softmax(*logits.astype(np.float64).tolist())])
 
 
+@grade("a row that sums just under top_p must keep every token beside a one-hot row")
+def test_top_p_edge_beside_one_hot(impl):
+    edge = np.array([0.5, 1.25, 0.75, 0.75, -0.5, 1.5, -1.5, 0.25])  # as in Level 1's test
+    logits = np.array([[0.0] + [-np.inf] * 7, edge])
+    top = np.nextafter(1.0, 0.0)
+    got = impl.batch_probs(logits, [1.0, 1.0], [0, 0], [top, top], [0.0, 0.0])
+    close(got, [[1.0] + [0.0] * 7, softmax(*edge)])
+
+
 # --- batch_sample -------------------------------------------------------------------------------
 
 
@@ -183,6 +192,27 @@ def test_batch_sample_returns_an_array(impl):
                             [0, 0, 0], [Scripted(0.1), Scripted(0.9), Scripted()])
     assert isinstance(got, np.ndarray) and got.shape == (3,) and got.dtype.kind in "iu"
     assert got.tolist() == [0, 2, 0]
+
+
+@grade("a batch of 300 rows must match 300 one-row calls")
+def test_many_rows(impl):
+    logits = np.random.default_rng(5).standard_normal((300, 4))
+    cols = [[1.0] * 300, [2] * 300, [0.9] * 300, [0.1] * 300]
+    identical(impl.batch_probs(logits, *cols), alone(impl, logits, cols))
+    ours, theirs = twins(300, 11)
+    got = impl.batch_sample(logits, *cols, ours)
+    want = [impl.sample(logits[i], impl.SamplingParams(1.0, 2, 0.9, 0.1), theirs[i])
+            for i in range(300)]
+    assert [integer(x) for x in got] == [integer(x) for x in want]
+
+
+@grade("batch_sample must handle a vocabulary of 40,000 tokens")
+def test_long_vocabulary(impl):
+    logits = np.zeros((2, 40_000))
+    logits[0, 123] = logits[1, 39_999] = 50.0  # each row all but certain of one token
+    got = impl.batch_sample(logits, [1.0, 0.0], [0, 0], [0.5, 1.0], [0.0, 0.0],
+                            [Scripted(0.5), Scripted()])
+    assert [integer(x) for x in got] == [123, 39_999]
 
 
 # --- bad input ----------------------------------------------------------------------------------
@@ -359,6 +389,14 @@ def test_parameter_dtype(impl, which, bad):
 def test_rngs_length(impl, count):
     rngs = [Scripted(0.5) for _ in range(count)]
     raises(lambda: impl.batch_sample(np.zeros((2, 3)), [1, 1], [0, 0], [1, 1], [0, 0], rngs))
+
+
+@grade("batch_sample with too few generators must raise before any row draws", "errors")
+def test_too_few_rngs_draw_nothing(impl):
+    rngs = [Recorded(0), Recorded(1)]
+    raises(lambda: impl.batch_sample(np.zeros((3, 2)), [1, 1, 1], [0, 0, 0], [1, 1, 1],
+                                     [0, 0, 0], rngs))
+    assert [r.drawn for r in rngs] == [0, 0]
 
 
 @grade("temperature 0 must still validate the other parameters", "errors")

@@ -120,6 +120,12 @@ def test_no_drafts(impl):
     assert verify(impl, [], None, [[0.25, 0.75]], 0.5) == [1]
 
 
+@grade("verify must take 300 drafts")
+def test_many_drafts(impl):
+    out = verify(impl, [0] * 300, None, [[1.0, 0.0]] * 301, *[0.5] * 301)
+    assert out == [0] * 301
+
+
 @grade("k = 0 must accept an empty (0, V) draft_probs")
 def test_no_drafts_empty_rows(impl):
     assert verify(impl, [], np.zeros((0, 2)), [[0.25, 0.75]], 0.1) == [0]
@@ -332,9 +338,10 @@ def rejects(impl, drafts, draft, target) -> None:
 
 @grade("draft tokens that are not integers must raise ValueError", "errors")
 @pytest.mark.parametrize("drafts", [[0.0], [True], [np.bool_(False)], np.array([0.0]),
-                                    np.array([True]), np.array([[0]]), [None], "0", None, 0],
+                                    np.array([True]), np.array([[0]]), np.array(0), [None], "0",
+                                    None, 0],
                          ids=["float", "True", "np.False_", "float array", "bool array",
-                              "2-D array", "None token", "str", "None", "int"])
+                              "2-D array", "0-d array", "None token", "str", "None", "int"])
 def test_bad_drafts(impl, drafts):
     rejects(impl, drafts, None, P2)
 
@@ -349,8 +356,8 @@ def test_draft_out_of_range(impl, token):
 
 @grade("target_probs of the wrong shape must raise ValueError", "errors")
 @pytest.mark.parametrize("target", [P2[:1], np.vstack([P2, P2[:1]]), P2[0], P2[None],
-                                    np.zeros((2, 0))],
-                         ids=["k rows", "k + 2 rows", "1-D", "3-D", "V = 0"])
+                                    np.ones((2, 1, 1)), np.zeros((2, 0))],
+                         ids=["k rows", "k + 2 rows", "1-D", "3-D", "3-D of k + 1 rows", "V = 0"])
 def test_target_shape(impl, target):
     rejects(impl, [0], Q1, target)
     rejects(impl, [0], None, target)
@@ -439,6 +446,7 @@ def test_acceptance_rate_shapes(impl):
     raises(lambda: impl.acceptance_rate(np.array([1.0]), np.array([0.25, 0.25, 0.5])))
     raises(lambda: impl.acceptance_rate(np.array([0.5, 0.5]), np.array([0.25, 0.25, 0.5])))
     raises(lambda: impl.acceptance_rate(np.array([[0.5, 0.5]]), np.array([[0.5, 0.5]])))
+    raises(lambda: impl.acceptance_rate(np.array(1.0), np.array(1.0)))
 
 
 @grade("expected_tokens must reject alpha that is not a real in [0, 1]", "errors")
