@@ -209,6 +209,30 @@ def test_the_calls_generate_makes(impl, case):
         steps += 1
 
 
+@grade("after its 300th new token, generate must make no further call", hint="calls")
+def test_no_call_after_the_300th_token(impl):
+    # Past 256, two equal ints are not one object in CPython: a step counter compared with `is`
+    # shows only here.
+    gpt = model(impl)
+    calls = spy(gpt)
+    out = gpt.generate([[5, 17, 3]], 300)
+    assert len(out[0]) == 300
+    assert len(calls) == 300, f"{len(calls)} calls for 300 tokens"
+
+
+@grade("a padding_side equal to \"left\" but built at run time must pad on the left",
+       hint="calls")
+def test_a_built_left_pads_on_the_left(impl):
+    side = "".join(["le", "ft"])  # equal to the literal "left", but not the same object
+    gpt = model(impl)
+    calls = spy(gpt)
+    gpt.generate(copy.deepcopy(PROMPTS), 1, padding_side=side)
+    width = max(map(len, PROMPTS))
+    want = [[0] * (width - len(p)) + [1] * len(p) for p in PROMPTS]
+    assert calls[0].mask is not None, "the first call had no mask"
+    assert [[int(m) for m in row] for row in calls[0].mask.tolist()] == want
+
+
 @grade("each decode call's new mask column must be 1 for a row still generating and 0 for a row "
        "that has ended", hint="calls")
 def test_the_new_mask_column_marks_the_rows_still_generating(impl):
