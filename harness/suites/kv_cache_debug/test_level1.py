@@ -1,6 +1,7 @@
 """Level 1: the forward pass, padding masks and the cache."""
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given
 
@@ -225,6 +226,22 @@ def test_decoding_on_the_cache(impl):
     for t in range(3, ids.shape[1]):
         logits, cache = gpt.forward(ids[:, t:t + 1], None, cache)
         assert logits.shape == (2, 1, 48)
+        assert_close(logits[:, 0], full[:, t].detach().cpu().numpy())
+
+
+@grade("a model of one layer, or of three, must take the cache it returned and give the full "
+       "forward's logits token by token", hint="cache")
+@pytest.mark.parametrize("layers", [1, 3])
+def test_decoding_on_the_cache_of_other_depths(impl, layers):
+    # The other cache tests use two layers. With wq zero, positions and the scale of the scores
+    # play no part: what shows is that a cache of L pairs is taken back, whatever L.
+    gpt = model(impl, Spec(n_heads=1, layers=layers, zero=("wq",)))
+    ids = torch.tensor(PROMPTS)
+    full, _ = gpt.forward(ids)
+    _, cache = gpt.forward(ids[:, :4])
+    for t in range(4, ids.shape[1]):
+        logits, cache = gpt.forward(ids[:, t:t + 1], None, cache)
+        assert len(cache) == layers
         assert_close(logits[:, 0], full[:, t].detach().cpu().numpy())
 
 

@@ -209,6 +209,30 @@ def test_the_calls_generate_makes(impl, case):
         steps += 1
 
 
+@grade("after its 300th new token, generate must make no further call", hint="calls")
+def test_no_call_after_the_300th_token(impl):
+    # Past 256, two equal ints are not one object in CPython: a step counter compared with `is`
+    # shows only here.
+    gpt = model(impl)
+    calls = spy(gpt)
+    out = gpt.generate([[5, 17, 3]], 300)
+    assert len(out[0]) == 300
+    assert len(calls) == 300, f"{len(calls)} calls for 300 tokens"
+
+
+@grade("a padding_side equal to \"left\" but built at run time must pad on the left",
+       hint="calls")
+def test_a_built_left_pads_on_the_left(impl):
+    side = "".join(["le", "ft"])  # equal to the literal "left", but not the same object
+    gpt = model(impl)
+    calls = spy(gpt)
+    gpt.generate(copy.deepcopy(PROMPTS), 1, padding_side=side)
+    width = max(map(len, PROMPTS))
+    want = [[0] * (width - len(p)) + [1] * len(p) for p in PROMPTS]
+    assert calls[0].mask is not None, "the first call had no mask"
+    assert [[int(m) for m in row] for row in calls[0].mask.tolist()] == want
+
+
 @grade("each decode call's new mask column must be 1 for a row still generating and 0 for a row "
        "that has ended", hint="calls")
 def test_the_new_mask_column_marks_the_rows_still_generating(impl):
@@ -264,6 +288,8 @@ BAD_MODELS = {  # each breaks one rule: () -> (weights, n_heads)
     "b1 (F+1)": lambda: (weights_with("layers.1.b1", (65,)), 4),
     "w2 (F, D) of another F": lambda: (weights_with("layers.1.w2", (65, D)), 4),
     "ln1.b (D, 1)": lambda: (weights_with("layers.0.ln1.b", (D, 1)), 4),
+    "layers.0.w1 1-D": lambda: (weights_with("layers.0.w1", (D * 64,)), 4),
+    "head (D, V-1)": lambda: (weights_with("head", (D, 47)), 4),
 }
 
 
@@ -293,6 +319,11 @@ def layer0(cache, change) -> list:
     return [change(*cache[0]), *cache[1:]]
 
 
+def every_layer(cache, change) -> list:
+    """The cache with each layer's pair replaced by change(k, v): the layers still agree."""
+    return [change(k, v) for k, v in cache]
+
+
 BAD_FORWARDS = {  # each breaks one rule: forward's arguments, given a cache of 2 rows, 3 steps
     "ids 1-D": lambda c: (torch.tensor([1, 2]),),
     "ids 3-D": lambda c: (ids()[None],),
@@ -303,6 +334,7 @@ BAD_FORWARDS = {  # each breaks one rule: forward's arguments, given a cache of 
     "no steps": lambda c: (torch.zeros(2, 0, dtype=torch.long),),
     "an id of V": lambda c: (torch.tensor([[1, 48]]),),
     "an id of -1": lambda c: (torch.tensor([[-1, 2]]),),
+    "an id of V + 1": lambda c: (torch.tensor([[1, 49]]),),
     "a mask of T - 1 columns": lambda c: (ids(), ones(2, 1)),
     "a mask of T + 1 columns": lambda c: (ids(), ones(2, 3)),
     "a mask of another batch": lambda c: (ids(), ones(3, 2)),
@@ -322,6 +354,22 @@ BAD_FORWARDS = {  # each breaks one rule: forward's arguments, given a cache of 
     "a cache whose layers differ in length": lambda c: (
         ids(), None, layer0(c, lambda k, v: (k[:, :, :2], v[:, :, :2]))),
     "a cache of triples": lambda c: (ids(), None, layer0(c, lambda k, v: (k, v, v))),
+    "an empty cache": lambda c: (ids(), None, []),
+    "a cache of L pairs and an empty one": lambda c: (ids(), None, [*c, ()]),
+    "a cache of a triple and a single": lambda c: (ids(), None,
+                                                   [(*c[0], c[0][1]), c[1][:1]]),
+    "a cache of four tensors and none": lambda c: (ids(), None, [(*c[0], *c[1]), ()]),
+    "a cache of 3-D tensors": lambda c: (ids(), None,
+                                         every_layer(c, lambda k, v: (k[..., 0], v[..., 0]))),
+    "a cache of 5-D tensors": lambda c: (ids(), None,
+                                         every_layer(c, lambda k, v: (k[..., None], v[..., None]))),
+    "a cache of fewer rows": lambda c: (ids(), None, every_layer(c, lambda k, v: (k[:1], v[:1]))),
+    "a cache of fewer heads in every layer": lambda c: (
+        ids(), None, every_layer(c, lambda k, v: (k[:, :2], v[:, :2]))),
+    "a cache of a smaller head dim in every layer": lambda c: (
+        ids(), None, every_layer(c, lambda k, v: (k[..., :4], v[..., :4]))),
+    "a cache of a larger head dim in every layer": lambda c: (
+        ids(), None, every_layer(c, lambda k, v: (torch.cat([k, k], -1), torch.cat([v, v], -1)))),
 }
 
 
@@ -341,6 +389,7 @@ BAD_GENERATES = {  # each breaks one rule: (prompts, max_new_tokens, eos_id, pad
     "an empty prompt": ([[1, 2], []], 2, None, "left"),
     "a prompt id of V": ([[1, 48]], 2, None, "left"),
     "a prompt id of -1": ([[1, 2], [-1]], 2, None, "left"),
+    "a prompt id of V + 1": ([[1, 2], [49]], 2, None, "left"),
     "a float prompt id": ([[1, 2.0]], 2, None, "left"),
     "a bool prompt id": ([[1, True]], 2, None, "left"),
     "a str prompt id": ([["a", 1]], 2, None, "left"),
@@ -350,6 +399,7 @@ BAD_GENERATES = {  # each breaks one rule: (prompts, max_new_tokens, eos_id, pad
     "max_new_tokens None": ([[1, 2]], None, None, "left"),
     "eos_id V": ([[1, 2]], 2, 48, "left"),
     "eos_id -1": ([[1, 2]], 2, -1, "left"),
+    "eos_id V + 1": ([[1, 2]], 2, 49, "left"),
     "eos_id a bool": ([[1, 2]], 2, False, "left"),
     "eos_id a float": ([[1, 2]], 2, 1.0, "left"),
     "padding_side Left": ([[1, 2]], 2, None, "Left"),
