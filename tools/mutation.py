@@ -120,7 +120,8 @@ class Summary:
         killed, survived = self.count("killed"), self.count("survived")
         if killed + survived == 0:
             return "-"
-        return f"{killed} / {killed + survived} ({100 * killed / (killed + survived):.0f} %)"
+        # Rounded down: one survivor in 800 is 99 %, never "100 %".
+        return f"{killed} / {killed + survived} ({100 * killed // (killed + survived)} %)"
 
 
 def changed_lines(diff: str) -> tuple[str, str]:
