@@ -141,6 +141,13 @@ def _cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
+def table_rows(lines: list[str]) -> list[tuple[int, bool]]:
+    """(index, whether it names the columns) of each table row among `lines`, rules left out."""
+    rule = [bool(re.fullmatch(r"\|( --- \|)+", line.strip())) for line in lines] + [False]
+    return [(n, rule[n + 1]) for n, line in enumerate(lines)
+            if line.startswith("|") and not rule[n]]
+
+
 def _reflowed(table: list[str]) -> str:
     """A benchmark table of more than WIDEST columns becomes several, each with the first KEY
     columns that name its rows and a balanced share of the others; a ratio column ("vs ...",
@@ -245,15 +252,13 @@ def bench_chinese(body: str, group: str) -> str:
     for note in words["notes"]:
         body = re.sub(note["en"], note["zh-TW"], body, flags=re.MULTILINE)
     lines = body.split("\n")
-    rule = [bool(re.fullmatch(r"\|( --- \|)+", line.strip())) for line in lines] + [False]
-    for n, line in enumerate(lines):
-        if line.startswith("|") and not rule[n]:
-            cells = _cells(line)
-            if rule[n + 1]:  # the columns' names
-                cells = [words["columns"].get(c, c) for c in cells]
-            else:
-                cells = [_row_chinese(c, words) for c in cells]
-            lines[n] = "| " + " | ".join(cells) + " |"
+    for n, names_columns in table_rows(lines):
+        cells = _cells(lines[n])
+        if names_columns:
+            cells = [words["columns"].get(c, c) for c in cells]
+        else:
+            cells = [_row_chinese(c, words) for c in cells]
+        lines[n] = "| " + " | ".join(cells) + " |"
     return "\n".join(lines)
 
 

@@ -31,8 +31,7 @@ def _chinese(path: Path) -> str:
 def test_headings_columns_and_notes_have_their_chinese(path):
     words = hooks._bench_words()["columns"]
     lines = _chinese(path).splitlines()
-    heads = [line for n, line in enumerate(lines[:-1])
-             if line.startswith("|") and lines[n + 1].startswith("| ---")]
+    heads = [lines[n] for n, names_columns in hooks.table_rows(lines) if names_columns]
     english = [cell.strip() for line in heads for cell in line.strip("|").split("|")
                if cell.strip() not in words.values()]
     prose = [line for line in lines if not line.startswith("|") and not HAN.search(line)
@@ -45,9 +44,8 @@ def test_headings_columns_and_notes_have_their_chinese(path):
 def test_cells_that_are_words_have_their_chinese(path):
     """mutation.md is on the same page, through the same bench_chinese, so it is checked too."""
     lines = _chinese(path).splitlines()
-    rule = [bool(re.fullmatch(r"\|( --- \|)+", line.strip())) for line in lines] + [False]
-    cells = [cell for n, line in enumerate(lines) if line.startswith("|") and not rule[n]
-             and not rule[n + 1] for cell in hooks._cells(line)]
+    cells = [cell for n, names_columns in hooks.table_rows(lines) if not names_columns
+             for cell in hooks._cells(lines[n])]
     english = [cell for cell in dict.fromkeys(cells) if not HAN.search(cell)
                and len(WORD.findall(re.sub(r"`[^`]*`", "", cell))) >= 2]
     assert not english, (f"{path.relative_to(ROOT)}: cells with no Chinese in "
