@@ -76,6 +76,7 @@ class Case:
     label: tuple[str, ...]
     split: str
     held_out: bool  # not tuned on: never listed
+    open_too: bool = False  # the labeller noted that an open list covers it too (README)
 
 
 def _folder_split(folder: Path) -> tuple[str, bool]:
@@ -100,7 +101,7 @@ def cases() -> list[Case]:
             else:
                 name, tuned = split
             found.append(Case(path.stem, q["text"], q["level"], tuple(q["label"]), name,
-                              not tuned))
+                              not tuned, "open list" in q.get("note", "").lower()))
     return found
 
 
@@ -126,6 +127,8 @@ def judge(case: Case, heard: Match, levels: dict[str, int]) -> str:
         return "right" if right else "asked back"
     if heard.outcome is Outcome.NONE:
         return "right" if want is Outcome.NONE else "no answer"
+    if heard.outcome is Outcome.OPEN and want is Outcome.ANSWER and case.open_too:
+        return "right"  # "your choice" is true of a point the prompt leaves open
     if heard.outcome is not want:
         return "wrong"
     if want is Outcome.ANSWER:
