@@ -131,6 +131,9 @@ def _canon() -> dict[str, str]:
 
 
 CANON = _canon()
+# A Chinese term stands for the English word as the English side spells it, stemmed and canonical,
+# so that 快取 meets "cached" and 佇列 meets "queueing".
+ZH_TERMS = {word: CANON.get(stem(english), stem(english)) for word, english in ZH_TERMS.items()}
 
 
 def language(text: str) -> str:
@@ -260,6 +263,17 @@ class Matcher:
             return Match(Outcome.NONE, lang)
         return self.decide(asked, level, self.scores(asked, level))
 
+    def looks_ahead(self, asked: str, level: int) -> re.Match | None:
+        """The first words by which `asked` looks past `level`: none at the last level, and
+        "level 2" only where Level 2 is still to come ("back to level 2" at Level 3 looks back)."""
+        if all(item.level <= level for item in self.items):
+            return None
+        for cue in _LATER_CUE.finditer(asked.lower()):
+            named = re.fullmatch(r"levels? (\d)", cue.group(0))
+            if not named or int(named.group(1)) > level:
+                return cue
+        return None
+
     def decide(self, asked: str, level: int, scored: list[tuple[float, Item]]) -> Match:
         """The margin rule of match() on the items as scores() ranks them."""
         lang = language(asked)
@@ -268,7 +282,7 @@ class Matcher:
             return Match(Outcome.NONE, lang)
         close = list(takewhile(lambda pair: pair[0] >= OFFER * top_score, scored))
         later = [(score, item) for score, item in close if item.level > level]
-        if cue := _LATER_CUE.search(asked.lower()):
+        if cue := self.looks_ahead(asked, level):
             # and the best later item for the sentence that looks ahead, and for the rest
             ahead = later[:1]
             said = next((m.group(0) for m in _SENTENCE.finditer(asked) if m.end() > cue.start()),
