@@ -87,7 +87,7 @@ LEVEL_BONUS = 0.30  # most questions are about the level just opened: its items 
 OPEN_WEIGHT = 0.85  # an open point weighs less: where a question covers it too, the question wins
 MAX_OFFERED = 3
 # Words by which a candidate says the question looks ahead (see Matcher.match).
-_LATER_CUE = re.compile(r"\b(later|next level|future|levels? [2-9]|eventually|upcoming|"
+_LATER_CUE = re.compile(r"\b(later|next level|future|levels? (?P<n>[2-9])|eventually|upcoming|"
                         r"at some point|coming|going to (need|have|get)|will there be|"
                         r"down the (line|road))\b"
                         r"|(之後|以後|後面)的?關|下一關|(之後|以後|後面|將來)會|^之後|將來|未來")
@@ -95,11 +95,9 @@ _LATER_CUE = re.compile(r"\b(later|next level|future|levels? [2-9]|eventually|up
 # The words: stopwords, phrases, the field's synonyms in both languages, the asides.
 WORDS = tomllib.loads((Path(__file__).parent / "matcher.toml").read_text(encoding="utf-8"))
 STOPWORDS = set(WORDS["stopwords"].split())
-ZH_TERMS: dict[str, str] = WORDS["zh_terms"]
 ZH_FILLER = set(WORDS["zh_filler"])
-# Questions no kata's notes answer (tooling, the signatures' own facts): an item of their own, so
-# that one of them is heard as NONE instead of as the nearest question.
-ASIDES: dict[str, list[str]] = WORDS["asides"]
+# Questions no kata's notes answer (tooling, the signatures' own facts: WORDS["asides"]) are an
+# item of their own, so that one of them is heard as NONE instead of as the nearest question.
 ASIDE = "aside"
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -131,9 +129,8 @@ def _canon() -> dict[str, str]:
 
 
 CANON = _canon()
-# A Chinese term stands for the English word as the English side spells it, stemmed and canonical,
-# so that 快取 meets "cached" and 佇列 meets "queueing".
-ZH_TERMS = {word: CANON.get(stem(english), stem(english)) for word, english in ZH_TERMS.items()}
+ZH_TERMS = {word: CANON.get(stem(english), stem(english))  # as the English side spells it
+            for word, english in WORDS["zh_terms"].items()}
 
 
 def language(text: str) -> str:
@@ -190,21 +187,19 @@ def _cosine(a: dict[str, float], b: dict[str, float]) -> float:
     return sum(w * b.get(t, 0.0) for t, w in a.items())
 
 
+def _texts(said: dict, phrasings: dict) -> tuple[str, ...]:
+    """What the notes say (an ask, a point) and its phrasings, in every language."""
+    return (*said.values(), *(t for lang in LANGS for t in phrasings.get(lang, [])))
+
+
 def items(meta: dict) -> list[Item]:
     """The matchable items of a kata's metadata (kata.toml with interviewer.toml folded in)."""
     phrasings = meta.get("phrasings", {})
-    found = []
-    for q in meta.get("questions", []):
-        extra = phrasings.get(q["id"], {})
-        texts = [q["ask"][lang] for lang in LANGS] + [t for lang in LANGS
-                                                      for t in extra.get(lang, [])]
-        found.append(Item(q["id"], q.get("level", 1), False, tuple(texts)))
-    for pid, point in meta.get("open_points", {}).items():
-        texts = [point["point"][lang] for lang in LANGS] + [t for lang in LANGS
-                                                            for t in point.get(lang, [])]
-        found.append(Item(pid, point["level"], True, tuple(texts)))
-    found.append(Item(ASIDE, 0, False, tuple(t for lang in LANGS for t in ASIDES[lang])))
-    return found
+    return ([Item(q["id"], q.get("level", 1), False, _texts(q["ask"], phrasings.get(q["id"], {})))
+             for q in meta.get("questions", [])]
+            + [Item(pid, point["level"], True, _texts(point["point"], point))
+               for pid, point in meta.get("open_points", {}).items()]
+            + [Item(ASIDE, 0, False, _texts({}, WORDS["asides"]))])
 
 
 class Matcher:
@@ -218,8 +213,7 @@ class Matcher:
         bags = [[Counter(terms(text)) for text in item.phrasings] for item in self.items]
         whole = [sum(item_bags, Counter()) for item_bags in bags]
         df = Counter(t for bag in whole for t in bag)
-        n = len(self.items)
-        self.idf = {t: math.log(1 + n / k) for t, k in df.items()}
+        self.idf = {t: math.log(1 + len(self.items) / k) for t, k in df.items()}
         self.unknown = UNKNOWN * max(self.idf.values(), default=1.0)
         self.vectors = [[_vector(b, self.idf, self.unknown) for b in item_bags]
                         for item_bags in bags]
@@ -243,19 +237,18 @@ class Matcher:
         A number ("3", "#3") picks the question of that number in kata.toml's order (as
         `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise:
         nothing above FLOOR, or an aside (tooling, the signature) at the top, is NONE. A question
-        that says it looks ahead ("later", "at some point", 「之後會」) is LATER when a later
-        level's item among the close ones, or the best one for the sentence that looks ahead,
-        scores CUE_FLOOR; else, below CUE_SURE, NONE: a look-ahead no entry settles. Then the
-        best item decides when it is clear, no runner-up within MARGIN of it, and scores SURE (a
-        question of an open level: ANSWER) or SURE_ELSE (an open point: OPEN; a later level's
-        item: LATER, which gives no rule away), or when it stands alone (ALONE) with a lower
-        score. A later item above SURE at the top of a near tie
-        is LATER too. A near tie or a weak best offers the open levels' questions among the
-        close ones back (ASK_BACK), best first, unless an aside is among the two best.
+        that looks ahead ("later", "at some point", 「之後會」) is LATER when a later level's item
+        among the close ones, or the best one for the sentence that looks ahead, scores
+        CUE_FLOOR; else, below CUE_SURE, NONE: a look-ahead no entry settles. Then a clear best
+        (no runner-up within MARGIN) decides when it scores SURE (a question of an open level:
+        ANSWER) or SURE_ELSE (an open point: OPEN; a later level's item: LATER, which gives no
+        rule away), or when it stands alone (ALONE) with a lower score. A later item above SURE
+        at the top of a near tie is LATER too. A near tie or a weak best offers the open levels'
+        questions among the close ones back (ASK_BACK), best first, unless an aside is among the
+        two best.
         """
         lang = language(asked)
-        number = _NUMBER.fullmatch(asked.strip())
-        if number:
+        if number := _NUMBER.fullmatch(asked.strip()):
             n = int(number.group(1))
             if 1 <= n <= len(self.numbered) and self.levels[self.numbered[n - 1]] <= level:
                 qid = self.numbered[n - 1]
@@ -264,15 +257,10 @@ class Matcher:
         return self.decide(asked, level, self.scores(asked, level))
 
     def looks_ahead(self, asked: str, level: int) -> re.Match | None:
-        """The first words by which `asked` looks past `level`: none at the last level, and
-        "level 2" only where Level 2 is still to come ("back to level 2" at Level 3 looks back)."""
-        if all(item.level <= level for item in self.items):
-            return None
-        for cue in _LATER_CUE.finditer(asked.lower()):
-            named = re.fullmatch(r"levels? (\d)", cue.group(0))
-            if not named or int(named.group(1)) > level:
-                return cue
-        return None
+        """The first words by which `asked` looks past `level`: never at the last level, and
+        "level 2" only while Level 2 is to come ("back to level 2" at Level 3 looks back)."""
+        cues = (c for c in _LATER_CUE.finditer(asked.lower()) if int(c.group("n") or 9) > level)
+        return next(cues, None) if any(item.level > level for item in self.items) else None
 
     def decide(self, asked: str, level: int, scored: list[tuple[float, Item]]) -> Match:
         """The margin rule of match() on the items as scores() ranks them."""
