@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import textwrap
 import time
@@ -11,6 +12,7 @@ import pytest
 
 from harness import catalog, grading, mutants
 from harness.results import scorecard_lines
+from harness.timeouts import KataTimeout, time_limit
 
 AUC = catalog.get("auc_roc")
 
@@ -207,3 +209,22 @@ def test_several_distinct_failures_are_named_by_what_they_are_never_as_a_group()
     mixed = verdict(AssertionError(), KeyError("k"), ExceptionGroup("inner", [AssertionError()]))
     assert mixed == "wrong answer; raised KeyError (3 distinct failing examples)"
     assert "ExceptionGroup" not in mixed
+
+
+def test_a_time_limit_is_lifted_even_when_a_repeat_alarm_lands_as_it_ends(monkeypatch):
+    # The limit raises again every second; one landing just before the timer stops must not
+    # leave it running, to interrupt pytest's own reporting of the test that timed out.
+    stops, setitimer, before = [], signal.setitimer, signal.getsignal(signal.SIGALRM)
+
+    def an_alarm_at_the_first_stop(which, seconds, interval=0.0):
+        if seconds == 0 and not stops:
+            stops.append("interrupted")
+            raise KataTimeout("a repeat alarm")
+        return setitimer(which, seconds, interval)
+
+    monkeypatch.setattr(signal, "setitimer", an_alarm_at_the_first_stop)
+    with time_limit(60):
+        pass
+    assert stops == ["interrupted"]
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) == before
