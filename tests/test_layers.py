@@ -14,8 +14,9 @@ GOAL = 5_200  # issue 33's aim for the framework's size
 # Where it stands: lower it as parts shrink toward GOAL. Raised once, from 5,800, when the
 # diagnosis (issue 34), the matcher (35) and the pair tools (36) landed on the new layers (7,185);
 # 6,496 after the second pass of issue 33; 6,508 with typer's conversion errors in the catalogue;
-# 6,513 with a time limit that stops its timer even when a repeat alarm lands as it ends.
-CEILING = 6_513
+# 6,513 with a time limit that stops its timer even when a repeat alarm lands as it ends;
+# 6,522 with the matcher putting off a look-ahead no later entry surely settles.
+CEILING = 6_522
 
 
 def sources() -> list[Path]:

@@ -104,6 +104,14 @@ def test_a_later_levels_question_is_deferred_and_not_counted(work, clock, grader
     assert ANSWER["zero-weights"]["en"] in now.output and current().asked == [Q["zero-weights"]]
 
 
+def test_a_look_ahead_no_entry_settles_is_put_off_and_not_counted(work, clock, grader):
+    start(work, "--brief")
+    ahead = kata("mock", "ask", "will a later level bring streaming output?")
+    assert ahead.exit_code == 0 and "not said before they open" in ahead.output
+    zh = kata("mock", "ask", "下一關會有串流輸出嗎？")
+    assert "開放之前不會先說" in zh.output and current().asked == []
+
+
 def test_only_a_question_about_a_point_left_open_gets_your_choice(work, clock, grader):
     start(work, "--brief")
     chosen = kata("mock", "ask", "how exact must the result be?")

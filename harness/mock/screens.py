@@ -85,8 +85,10 @@ class Screen(Base):
             out.say("did_you_mean", "yellow", numbers=out.either(numbers))
             out.numbered([n - 1 for n in numbers], kata)
             out.say("pick_how", n=numbers[0])
-        elif heard.outcome == Outcome.LATER:
+        elif heard.outcome == Outcome.LATER and heard.level:
             out.say("later", "yellow", n=heard.level)
+        elif heard.outcome == Outcome.LATER:
+            out.say("later_unsaid", "yellow")
         elif heard.outcome == Outcome.OPEN:
             out.say("open_choice", "green bold", point=cjk.flat(answer.point, out.lang))
         else:

@@ -35,7 +35,7 @@ from harness.catalog import LANGS
 class Outcome(Enum):
     ANSWER = "answer"      # a clear match with a question of a level open now: answer it
     ASK_BACK = "ask_back"  # a near tie: "did you mean 6 or 9?" with these questions only
-    LATER = "later"        # it belongs to a later level: say which, and count nothing
+    LATER = "later"        # it belongs to a later level: say which (if any), and count nothing
     OPEN = "open"          # a point the prompt leaves open: "your choice, say which"
     PICK = "pick"          # "3" or "#3": a question picked from the list by its number
     NONE = "none"          # nothing close, or a question the notes never answer
@@ -47,8 +47,9 @@ class Match:
 
     `ids`: ANSWER, LATER and PICK one question id; ASK_BACK the one to three question ids to
     offer, best first; OPEN one open point's id; NONE none. `level`: the level of the matched
-    item (for LATER, the level at which to ask again). `lang`: the language the question was
-    asked in, for the answer and the "heard" line, whatever the session's language.
+    item (for LATER, the level at which to ask again; a LATER without ids or level is a
+    look-ahead no later entry is close to). `lang`: the language the question was asked in, for
+    the answer and the "heard" line, whatever the session's language.
     """
 
     outcome: Outcome
@@ -74,8 +75,9 @@ FLOOR = 0.20       # below this, nothing is close: NONE
 SURE = 0.75        # a best question below this is only offered back, never answered
 SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying "your choice" or
                    # "later" gives no rule away, so it may be said from a weaker, clear match
-CUE_FLOOR = 0.40   # a look-ahead question is deferred only to a later item scoring this much
-CUE_SURE = 0.50    # a look-ahead with no later item that close is NONE unless its best scores this
+CUE_FLOOR = 0.40   # a look-ahead question with a later item scoring this much is put off
+CUE_SURE = 0.50    # and the later item named from this; with none that close, it is put off
+                   # unless its best (a question of an open level) scores this
 ALONE = 0.60       # a best scoring ALONE * SURE answers (or is said) too when the runner-up
                    # scores under ALONE * MARGIN of it: it stands alone
 MARGIN = 0.90      # a runner-up scoring at least this fraction of the best makes a near tie
@@ -87,10 +89,13 @@ LEVEL_BONUS = 0.30  # most questions are about the level just opened: its items 
 OPEN_WEIGHT = 0.85  # an open point weighs less: where a question covers it too, the question wins
 MAX_OFFERED = 3
 # Words by which a candidate says the question looks ahead (see Matcher.match).
-_LATER_CUE = re.compile(r"\b(later|next level|future|levels? (?P<n>[2-9])|eventually|upcoming|"
+# "later" as in "a later request" or "10 ms later" is not one, nor a `Future`.
+_LATER_CUE = re.compile(r"\b(later levels?|(?<!a )(?<!the )(?<!ms )later|next level|"
+                        r"in the future|future levels?|levels? (?P<n>[2-9])|eventually|upcoming|"
                         r"at some point|coming|going to (need|have|get)|will there be|"
                         r"down the (line|road))\b"
-                        r"|(之後|以後|後面)的?關|下一關|(之後|以後|後面|將來)會|^之後|將來|未來")
+                        r"|(之後|以後|後面)的? ?(關|level)|下一關|(之後|以後|後面|將來)會|^之後"
+                        r"|將來|未來")
 
 # The words: stopwords, phrases, the field's synonyms in both languages, the asides.
 WORDS = tomllib.loads((Path(__file__).parent / "matcher.toml").read_text(encoding="utf-8"))
@@ -236,16 +241,15 @@ class Matcher:
 
         A number ("3", "#3") picks the question of that number in kata.toml's order (as
         `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise:
-        nothing above FLOOR, or an aside (tooling, the signature) at the top, is NONE. A question
-        that looks ahead ("later", "at some point", 「之後會」) is LATER when a later level's item
-        among the close ones, or the best one for the sentence that looks ahead, scores
-        CUE_FLOOR; else, below CUE_SURE, NONE: a look-ahead no entry settles. Then a clear best
-        (no runner-up within MARGIN) decides when it scores SURE (a question of an open level:
-        ANSWER) or SURE_ELSE (an open point: OPEN; a later level's item: LATER, which gives no
-        rule away), or when it stands alone (ALONE) with a lower score. A later item above SURE
-        at the top of a near tie is LATER too. A near tie or a weak best offers the open levels'
-        questions among the close ones back (ASK_BACK), best first, unless an aside is among the
-        two best.
+        an aside (tooling, the signature) at the top is NONE. A question that looks ahead
+        ("later", 「之後會」) is put off (LATER): to the level of the best later item among the
+        close ones, or for the sentence that looks ahead, when it scores CUE_SURE; without a level
+        when it scores CUE_FLOOR or nothing scores CUE_SURE, as an interviewer says nothing of a
+        level before it opens. Else below FLOOR is NONE; a clear best (no runner-up within
+        MARGIN, or one that stands ALONE) answers from SURE, or says OPEN or LATER from
+        SURE_ELSE; a later item above SURE atop a near tie is LATER; a near tie offers the open
+        levels' questions among the close ones back (ASK_BACK), unless an aside is one of the two
+        best.
         """
         lang = language(asked)
         if number := _NUMBER.fullmatch(asked.strip()):
@@ -266,11 +270,14 @@ class Matcher:
         """The margin rule of match() on the items as scores() ranks them."""
         lang = language(asked)
         (top_score, top), runner_up = scored[0], scored[1][0]
-        if top_score < FLOOR or top.id == ASIDE:
+        if top.id == ASIDE:
             return Match(Outcome.NONE, lang)
         close = list(takewhile(lambda pair: pair[0] >= OFFER * top_score, scored))
         later = [(score, item) for score, item in close if item.level > level]
-        if cue := self.looks_ahead(asked, level):
+        cue = self.looks_ahead(asked, level)
+        if top_score < FLOOR and not cue:
+            return Match(Outcome.NONE, lang)
+        if cue:
             # and the best later item for the sentence that looks ahead, and for the rest
             ahead = later[:1]
             said = next((m.group(0) for m in _SENTENCE.finditer(asked) if m.end() > cue.start()),
@@ -280,10 +287,10 @@ class Matcher:
                     ahead += [pair for pair in self.scores(part, level)
                               if pair[1].level > level][:1]
             score, item = max(ahead, key=lambda pair: pair[0], default=(0.0, top))
-            if score >= CUE_FLOOR:
+            if score >= CUE_SURE:
                 return Match(Outcome.LATER, lang, (item.id,), item.level)
-            if top_score < CUE_SURE:  # a look-ahead at something no entry settles
-                return Match(Outcome.NONE, lang)
+            if score >= CUE_FLOOR or top_score < CUE_SURE:  # no later entry surely settles it
+                return Match(Outcome.LATER, lang)
         asks_now = top.level <= level and not top.is_open_point
         clear = (top_score >= (SURE if asks_now else SURE_ELSE) and runner_up < MARGIN * top_score
                  or top_score >= ALONE * SURE and runner_up < ALONE * MARGIN * top_score)
