@@ -118,8 +118,7 @@ def top1(kata: Kata) -> Rate:
         groups.setdefault(m.signature, []).append(m.name)
     missed = []
     for m in failing:
-        ranked = rank(kata, m.signature, every)
-        first = ranked[0].mutant if ranked else "nothing"
+        first = next((likely.mutant for likely in rank(kata, m.signature, every)), "nothing")
         if first not in groups[m.signature]:
             missed.append((m.name, first))
     shared = tuple(tuple(g) for g in groups.values() if len(g) > 1)

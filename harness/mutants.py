@@ -63,16 +63,15 @@ def _read(kata: Kata) -> dict:
 
 def load(kata: Kata) -> list[Mutant]:
     """Every mutant of the kata, in file order; MutantError names what is malformed."""
-    mutants, seen = [], set()
+    mutants = []
     for i, t in enumerate(_read(kata).get("mutants", [])):
         where = f"{kata.name}: mutant {t.get('name', f'#{i + 1}')!r}"
         name, mistake, caught_by = t.get("name"), t.get("mistake", {}), t.get("caught_by")
         edits = t.get("edits", [])
         if not isinstance(name, str) or not name.isidentifier():
             raise MutantError(f"{where}: `name` must be a snake_case identifier")
-        if name in seen:
+        if any(m.name == name for m in mutants):
             raise MutantError(f"{where}: the name is used twice")
-        seen.add(name)
         if any(not isinstance(mistake.get(lang), str) or not mistake[lang].strip()
                for lang in LANGS):
             raise MutantError(f"{where}: needs mistake.en and mistake.zh-TW")
@@ -121,13 +120,12 @@ def source(kata: Kata, mutant: Mutant) -> str:
     return apply(reference(kata), mutant)
 
 
-def diff(kata: Kata, mutant: Mutant, *, context: int = 2) -> str:
-    """The mistake as a unified diff of the reference."""
+def diff(kata: Kata, mutant: Mutant) -> str:
+    """The mistake as a unified diff of the reference, two lines of context."""
     rel = kata.solution_path.relative_to(kata.solution_path.parents[2]).as_posix()
-    lines = difflib.unified_diff(reference(kata).splitlines(keepends=True),
-                                 source(kata, mutant).splitlines(keepends=True),
-                                 f"a/{rel}", f"b/{rel}", n=context)
-    return "".join(lines)
+    return "".join(difflib.unified_diff(reference(kata).splitlines(keepends=True),
+                                        source(kata, mutant).splitlines(keepends=True),
+                                        f"a/{rel}", f"b/{rel}", n=2))
 
 
 def planted_stub(kata: Kata) -> str | None:

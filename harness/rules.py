@@ -56,14 +56,13 @@ def load(kata: Kata) -> list[Rule]:
         return []
     except tomllib.TOMLDecodeError as exc:
         raise RuleError(f"{path(kata)} is not valid TOML: {exc}") from exc
-    rules, seen = [], set()
+    rules = []
     for i, t in enumerate(tables):
         where = f"{kata.name}: rule {t.get('id', f'#{i + 1}')!r}"
         if not isinstance(t.get("id"), str) or not ID.fullmatch(t["id"]):
             raise RuleError(f"{where}: `id` must look like L1.some-rule")
-        if t["id"] in seen:
+        if any(r.id == t["id"] for r in rules):
             raise RuleError(f"{where}: the id is used twice")
-        seen.add(t["id"])
         if not isinstance(t.get("quote"), str) or not t["quote"].strip():
             raise RuleError(f"{where}: needs a `quote` from the prompt")
         kind = t.get("kind", "rule")
@@ -111,21 +110,18 @@ def problems(kata: Kata, rules: list[Rule], mutants: list) -> list[str]:
         quotes = [r.quote for r in rules if r.level == level]
         for run in uncovered(prompt(kata, level), quotes):
             found.append(f"Level {level}: no rule quotes {run!r}")
-    by_id = {r.id: r for r in rules}
-    breaking: dict[str, list[str]] = {}
+    ids = {r.id for r in rules}
     for mutant in mutants:
         if not mutant.rules:
             found.append(f"mutant {mutant.name!r} names no rule it breaks")
-        for rule_id in mutant.rules:
-            if rule_id not in by_id:
-                found.append(f"mutant {mutant.name!r} names an unknown rule {rule_id!r}")
-            breaking.setdefault(rule_id, []).append(mutant.name)
+        found += [f"mutant {mutant.name!r} names an unknown rule {rule_id!r}"
+                  for rule_id in mutant.rules if rule_id not in ids]
     for rule in rules:
-        if rule.kind == "rule" and rule.id not in breaking:
+        breaking = [m.name for m in mutants if rule.id in m.rules]
+        if rule.kind == "rule" and not breaking:
             found.append(f"{rule.id} has no mutant: no test is shown to check {rule.quote!r}")
-        elif rule.kind != "rule" and rule.id in breaking:
-            found.append(f"{rule.id} is {rule.kind}, yet mutants break it: "
-                         f"{', '.join(breaking[rule.id])}")
+        elif rule.kind != "rule" and breaking:
+            found.append(f"{rule.id} is {rule.kind}, yet mutants break it: {', '.join(breaking)}")
     return found
 
 

@@ -161,8 +161,7 @@ def hint(sessions: Sessions, session: Session, kata: catalog.Kata) -> list[Hint]
     """
     if session.last_submit is None:
         return None
-    hints = kata.spec.hints
-    failing = [(f.title, f.hint) for f in failures(session) if f.hint in hints]
+    failing = [(f.title, f.hint) for f in failures(session) if f.hint in kata.spec.hints]
     for title, category in diagnosed(kata, session, failing) + failing:
         step = give_hint(sessions, session, category)
         if step is not None:
@@ -183,12 +182,8 @@ def diagnosed(kata: catalog.Kata, session: Session,
         ranked = diagnosis.likely(kata, titles, range(1, shown(session) + 1))
     except diagnosis.NoSignatures:
         return []
-    found = []
-    for likely in ranked:
-        title = next((t for t in likely.caught_by if t in category), None)
-        if title is not None:
-            found.append((title, category[title]))
-    return found
+    firsts = (next((t for t in likely.caught_by if t in category), None) for likely in ranked)
+    return [(title, category[title]) for title in firsts if title is not None]
 
 
 def give_hint(sessions: Sessions, session: Session, category: str, **by: str) -> int | None:
