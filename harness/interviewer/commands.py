@@ -14,7 +14,7 @@ from rich.console import Console
 from harness import catalog, command, grading
 from harness.command import SessionLangOpt as LangOpt
 from harness.command import checked_lang, say_to
-from harness.interviewer import document, mistakes, report, say, script, suite, timeline, watch
+from harness.interviewer import document, report, say, script, suite, timeline, watch
 from harness.lang import lang as default_lang
 from harness.screen import Screen
 from harness.session import interview, rubric
@@ -133,7 +133,7 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
     with command.guard(console):
         store = command.open_store(console)
         _reveal(store, kata, lang, yes)
-        firsts = mistakes.ranked_first(kata, Sessions(store).history(kata.name))
+        firsts = script.ranked_first(kata, Sessions(store).history(kata.name))
     try:
         tests = suite.hidden_tests(kata)
     except grading.GradingError as exc:
