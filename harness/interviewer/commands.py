@@ -356,6 +356,7 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
         sessions, session, lang = _pick(lang, kata, number)
         kata_ = interview.kata_of(session)
         scores = rubric.Scores(sessions.store)
+        points = rubric.points(kata_)
         if dimension or evidence or not_observed or covered or missed or not_asked \
                 or overall is not None or notes is not None:
             if len(evidence) != len(dimension):
@@ -366,7 +367,6 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
                 if not level:
                     raise fail(say("bad_pair", lang, text=pair))
                 entries.append(_rated(lang, _known(name, lang), level, why))
-            points = set(rubric.points(kata_))
             for texts, value in ((covered, 1), (missed, 0)):
                 for text in texts:
                     f, _, p = text.partition(".")
@@ -394,7 +394,6 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
         else:
             raise fail(say("nothing_to_score", lang))
         stored = scores.of(session.id)
-        points = rubric.points(kata_)
         note(say("scored", lang, when=when(session.started), n=len(stored.levels),
                  covered=sum(bool(stored.covered.get(p)) for p in points), points=len(points)),
              "green")

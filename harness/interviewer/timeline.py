@@ -20,10 +20,10 @@ class Line:
     style: str = ""  # a rich style: "red", "green", "dim", "bold", "cyan"
 
 
-def likely(kata: catalog.Kata | None, submit: Submit) -> list[diagnosis.Likely]:
-    """At most two likely mistakes of one submit; none without a kata or fresh signatures."""
+def likely(kata: catalog.Kata, submit: Submit) -> list[diagnosis.Likely]:
+    """At most two likely mistakes of one submit; none without fresh signatures."""
     failing = {f.title for f in submit.failures if f.level > 0}
-    if kata is None or not failing or submit.import_error:
+    if not failing or submit.import_error:
         return []
     try:
         return diagnosis.likely(kata, failing, range(1, submit.level + 1))
@@ -35,7 +35,7 @@ class Timeline:
     """Turns events into lines, each event once (a step logged twice counts once, as in the
     session's own state)."""
 
-    def __init__(self, session: Session, kata: catalog.Kata | None, lang: str,
+    def __init__(self, session: Session, kata: catalog.Kata, lang: str,
                  detail: bool, private: bool = True) -> None:
         self.session, self.kata, self.lang, self.detail, self.private = \
             session, kata, lang, detail, private
@@ -70,7 +70,7 @@ class Timeline:
                 return [self.line("ev_hint", "", e, step=e.data["step"] + 1,
                                   category=e.data["category"])]
             case Kind.ASK:
-                index, questions = e.data["question"], self.kata.spec.questions if self.kata else ()
+                index, questions = e.data["question"], self.kata.spec.questions
                 ask = questions[index].ask(self.lang) if 0 <= index < len(questions) else "?"
                 return [self.line("ev_ask", "", e, number=index + 1, ask=ask)]
             case Kind.SPEC:
