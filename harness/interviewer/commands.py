@@ -347,11 +347,10 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
     """Score a pair session on the rubric.
 
     By default the last one. One level, 1 poor to 4 excellent, and a line of evidence per
-    dimension, or "not
-    observed"; the follow-up points, or "not asked"; an overall recommendation. On a terminal
-    without options it asks for each, offering your notes as evidence, and saves each answer
-    as it is given: stopped midway, it resumes where it stopped. Scoring again replaces what it
-    names and keeps the rest."""
+    dimension, or "not observed"; the follow-up points, or "not asked"; an overall
+    recommendation. On a terminal without options it asks for each, offering your notes as
+    evidence, and saves each answer as it is given: stopped midway, it resumes where it stopped.
+    Scoring again replaces what it names and keeps the rest."""
     with command.guard(console):
         sessions, session, lang = _pick(lang, kata, number)
         kata_ = interview.kata_of(session)
