@@ -11,8 +11,7 @@ import re
 import pytest
 from mockkit import kata, make_run
 
-from harness import catalog
-from harness.interviewer import mistakes
+from harness import catalog, mutants
 from harness.session import rubric
 
 KATAS = catalog.all_katas()
@@ -36,7 +35,7 @@ def secrets(k: catalog.Kata, lang: str) -> list[tuple[str, str]]:
     found = [(f"the answer to {q['id']!r}", q["answer"][lang]) for q in meta["questions"]]
     found += [(f"hint {n} of [hints.{c}]", text) for c, hints in meta["hints"].items()
               for n, text in enumerate(hints[lang], start=1)]
-    found += [(f"mistake {m.name!r}", m.mistake[lang]) for m in mistakes.load(k)]
+    found += [(f"mistake {m.name!r}", m.mistake[lang]) for m in mutants.load(k)]
     for f in meta["followups"]:
         found += [("a follow-up", f["question"][lang])]
         found += [("a follow-up's point", p) for p in f["points"][lang]]

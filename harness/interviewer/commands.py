@@ -14,7 +14,7 @@ from rich.console import Console
 from harness import catalog, command, grading
 from harness.command import SessionLangOpt as LangOpt
 from harness.command import checked_lang, say_to
-from harness.interviewer import document, mistakes, report, say, script, suite, timeline, watch
+from harness.interviewer import document, report, say, script, suite, timeline, watch
 from harness.lang import lang as default_lang
 from harness.screen import Screen
 from harness.session import interview, rubric
@@ -133,7 +133,7 @@ def script_(name: str = typer.Argument(..., metavar="KATA", help="the kata's nam
     with command.guard(console):
         store = command.open_store(console)
         _reveal(store, kata, lang, yes)
-        firsts = mistakes.ranked_first(kata, Sessions(store).history(kata.name))
+        firsts = script.ranked_first(kata, Sessions(store).history(kata.name))
     try:
         tests = suite.hidden_tests(kata)
     except grading.GradingError as exc:
@@ -347,15 +347,15 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
     """Score a pair session on the rubric.
 
     By default the last one. One level, 1 poor to 4 excellent, and a line of evidence per
-    dimension, or "not
-    observed"; the follow-up points, or "not asked"; an overall recommendation. On a terminal
-    without options it asks for each, offering your notes as evidence, and saves each answer
-    as it is given: stopped midway, it resumes where it stopped. Scoring again replaces what it
-    names and keeps the rest."""
+    dimension, or "not observed"; the follow-up points, or "not asked"; an overall
+    recommendation. On a terminal without options it asks for each, offering your notes as
+    evidence, and saves each answer as it is given: stopped midway, it resumes where it stopped.
+    Scoring again replaces what it names and keeps the rest."""
     with command.guard(console):
         sessions, session, lang = _pick(lang, kata, number)
         kata_ = interview.kata_of(session)
         scores = rubric.Scores(sessions.store)
+        points = rubric.points(kata_)
         if dimension or evidence or not_observed or covered or missed or not_asked \
                 or overall is not None or notes is not None:
             if len(evidence) != len(dimension):
@@ -366,7 +366,6 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
                 if not level:
                     raise fail(say("bad_pair", lang, text=pair))
                 entries.append(_rated(lang, _known(name, lang), level, why))
-            points = set(rubric.points(kata_))
             for texts, value in ((covered, 1), (missed, 0)):
                 for text in texts:
                     f, _, p = text.partition(".")
@@ -394,7 +393,6 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
         else:
             raise fail(say("nothing_to_score", lang))
         stored = scores.of(session.id)
-        points = rubric.points(kata_)
         note(say("scored", lang, when=when(session.started), n=len(stored.levels),
                  covered=sum(bool(stored.covered.get(p)) for p in points), points=len(points)),
              "green")

@@ -1,15 +1,17 @@
 """The interviewer's script of a kata: one sheet per level (the time plan, its questions, the
-hint categories its hidden tests use and the classic mistakes that show first at it), then the
-follow-ups and the rubric. It points into the kata's metadata and mutants; document lays it out
-in one language."""
+hint categories its hidden tests use and the classic mistakes, its mutants, that show first at
+it), then the follow-ups and the rubric. It points into the kata's metadata and mutants; document
+lays it out in one language."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
-from harness import catalog, metadata, mutants
-from harness.interviewer import mistakes
+from harness import catalog, diagnosis, metadata, mutants
 from harness.interviewer.suite import HiddenTest
+from harness.interviewer.timeline import likely
+from harness.session.log import Session
 
 TOP = 5  # mistakes a sheet lists first; the rest are folded after them
 
@@ -59,9 +61,28 @@ def plan(minutes: float, levels: int) -> list[Plan]:
     return plans
 
 
+def ranked_first(kata: catalog.Kata, sessions: list[Session]) -> Counter:
+    """mistake -> how often the diagnosis ranked it first: over every submit of the kata kept in
+    the store, and over each named mistake's own failures judged at its level (so a fresh
+    install still has an order: the mistakes whose failures others' resemble come first)."""
+    found: Counter = Counter()
+    for session in sessions:
+        for submit in session.submits:
+            found.update(m.mutant for m in likely(kata, submit)[:1])
+    try:
+        _, known = diagnosis.mistakes(kata)
+    except diagnosis.NoSignatures:
+        return found
+    for m in known:
+        if m.signature:
+            first = diagnosis.likely(kata, m.signature, range(1, m.level + 1))[:1]
+            found.update(f.mutant for f in first)
+    return found
+
+
 def build(kata: catalog.Kata, lang: str, tests: list[HiddenTest],
           firsts: dict[str, int] | None = None) -> Script:
-    """`firsts`: how often the diagnosis ranked each mistake first (mistakes.ranked_first)."""
+    """`firsts`: how often the diagnosis ranked each mistake first (ranked_first)."""
     spec, firsts = kata.spec, firsts or {}
     plans = plan(float(spec.minutes), kata.num_levels)
     sheets = [Sheet(level, plans[level.n - 1]) for level in spec.levels]
@@ -73,8 +94,12 @@ def build(kata: catalog.Kata, lang: str, tests: list[HiddenTest],
             if t.title not in titles:
                 titles.append(t.title)
     placed = {category for sheet in sheets for category in sheet.hints}
+    try:
+        known = mutants.load(kata)
+    except mutants.MutantError:  # malformed: none listed (the meta-tests report it)
+        known = []
     other_mistakes = []
-    for m in mistakes.load(kata):  # at the first level whose hidden tests catch it
+    for m in known:  # at the first level whose hidden tests catch it
         level = min((t.level for t in tests if t.title in m.caught_by), default=None)
         (sheets[level - 1].mistakes if level else other_mistakes).append(m)
     for sheet in sheets:  # stable: ties stay in mutants.toml's order

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from functools import cache
 
 from harness import catalog, grading
 from harness.store import home
@@ -16,9 +17,6 @@ class HiddenTest:
     level: int
     title: str
     hint: str | None
-
-
-_memo: dict[tuple[str, str], list[HiddenTest]] = {}
 
 
 def fingerprint(kata: catalog.Kata) -> str:
@@ -32,12 +30,14 @@ def fingerprint(kata: catalog.Kata) -> str:
 def hidden_tests(kata: catalog.Kata) -> list[HiddenTest]:
     """Every distinct (level, title, hint) of the kata's hidden suite, in collection order;
     grading.GradingError when the suite cannot be collected."""
-    key = fingerprint(kata)
-    if (kata.name, key) in _memo:
-        return _memo[kata.name, key]
-    cache = home() / "cache" / f"hidden-{kata.name}.json"
+    return _collected(kata, fingerprint(kata))
+
+
+@cache  # once per process and version of the suite
+def _collected(kata: catalog.Kata, key: str) -> list[HiddenTest]:
+    saved_at = home() / "cache" / f"hidden-{kata.name}.json"
     try:
-        saved = json.loads(cache.read_text(encoding="utf-8"))
+        saved = json.loads(saved_at.read_text(encoding="utf-8"))
         found = [HiddenTest(**t) for t in saved["tests"]] if saved["key"] == key else None
     except (OSError, ValueError, KeyError, TypeError):
         found = None
@@ -47,11 +47,10 @@ def hidden_tests(kata: catalog.Kata) -> list[HiddenTest]:
             raise grading.GradingError(f"no hidden tests collected for {kata.name}:\n"
                                        f"{output[-2000:]}")
         found = list(dict.fromkeys(HiddenTest(r.level, r.title, r.hint) for r in run.results))
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        part = cache.with_suffix(".part")
+        saved_at.parent.mkdir(parents=True, exist_ok=True)
+        part = saved_at.with_suffix(".part")
         part.write_text(json.dumps({"key": key, "tests": [asdict(t) for t in found]}),
                         encoding="utf-8")
-        part.replace(cache)  # whole or not at all, whoever reads it meanwhile
-    _memo[kata.name, key] = found
+        part.replace(saved_at)  # whole or not at all, whoever reads it meanwhile
     return found
 

@@ -20,13 +20,10 @@ class Line:
     style: str = ""  # a rich style: "red", "green", "dim", "bold", "cyan"
 
 
-REASONS = {Reason.PASSED: "reason_passed", Reason.TIME: "reason_time", Reason.ENDED: "reason_ended"}
-
-
-def likely(kata: catalog.Kata | None, submit: Submit) -> list[diagnosis.Likely]:
-    """At most two likely mistakes of one submit; none without a kata or fresh signatures."""
+def likely(kata: catalog.Kata, submit: Submit) -> list[diagnosis.Likely]:
+    """At most two likely mistakes of one submit; none without fresh signatures."""
     failing = {f.title for f in submit.failures if f.level > 0}
-    if kata is None or not failing or submit.import_error:
+    if not failing or submit.import_error:
         return []
     try:
         return diagnosis.likely(kata, failing, range(1, submit.level + 1))
@@ -38,7 +35,7 @@ class Timeline:
     """Turns events into lines, each event once (a step logged twice counts once, as in the
     session's own state)."""
 
-    def __init__(self, session: Session, kata: catalog.Kata | None, lang: str,
+    def __init__(self, session: Session, kata: catalog.Kata, lang: str,
                  detail: bool, private: bool = True) -> None:
         self.session, self.kata, self.lang, self.detail, self.private = \
             session, kata, lang, detail, private
@@ -51,15 +48,45 @@ class Timeline:
             fields["at"] = clock(event.at - self.session.started)
         return Line(say(key, self.lang, **fields), style)
 
-    def lines(self, event: Event) -> list[Line]:
-        key = {Kind.PASS: (Kind.PASS, event.level),
-               Kind.HINT: (Kind.HINT, event.data.get("category"), event.data.get("step")),
-               Kind.ASK: (Kind.ASK, event.data.get("question"))}.get(event.kind)
+    def lines(self, e: Event) -> list[Line]:
+        key = {Kind.PASS: (Kind.PASS, e.level),
+               Kind.HINT: (Kind.HINT, e.data.get("category"), e.data.get("step")),
+               Kind.ASK: (Kind.ASK, e.data.get("question"))}.get(e.kind)
         if key in self.seen:
             return []
         if key is not None:
             self.seen.add(key)
-        return getattr(self, f"_{event.kind.value}")(event)
+        match e.kind:
+            case Kind.SUBMIT:
+                return self._submit(e)
+            case Kind.PASS:
+                took = {level: t for level, _, t in self.session.level_times()}
+                out = [self.line("ev_pass", "green", e, n=e.level,
+                                 took=clock(took.get(e.level, 0.0)))]
+                if self.detail and e.level < self.session.levels:
+                    out.append(self.line("ev_unlocked", "bold", n=e.level + 1))
+                return out
+            case Kind.HINT:
+                return [self.line("ev_hint", "", e, step=e.data["step"] + 1,
+                                  category=e.data["category"])]
+            case Kind.ASK:
+                index, questions = e.data["question"], self.kata.spec.questions
+                ask = questions[index].ask(self.lang) if 0 <= index < len(questions) else "?"
+                return [self.line("ev_ask", "", e, number=index + 1, ask=ask)]
+            case Kind.SPEC:
+                return [self.line("ev_spec", "yellow", e, n=e.level)]
+            case Kind.NOTE if self.private or e.data.get("share"):
+                tag = f" `{e.data['dimension']}`" if e.data.get("dimension") else ""  # a rubric id
+                return [self.line("ev_note", "cyan", e, tag=tag, text=e.data["text"])]
+            case Kind.LOOK:
+                command = f"{e.data['what']} {e.data.get('detail', '')}".strip()
+                return [self.line("ev_look", "yellow", e, command=command)]
+            case Kind.LABEL if self.detail:
+                return [self.line("ev_label", "dim", name=e.data["candidate"])]
+            case Kind.UNDO:
+                taken = next((x for x in self.session.events if x.id == e.data["event"]), None)
+                return [self.line("ev_undo", "yellow", e, what=self.what(taken) if taken else "?")]
+        return []  # a note kept private, or a label outside the live view
 
     def _submit(self, e: Event) -> list[Line]:
         submit = Submit.of(e)
@@ -83,11 +110,10 @@ class Timeline:
                                      removed=sum(line.startswith("-") for line in changes)))
             return out
         # what the candidate saw: each failing title once, with the verdict it printed
-        shown = ((f.level, f.title, f.hint, f.verdict) for f in submit.shown())
-        for (level, title, hint, verdict), n in counted(shown):
-            where = say("ev_where", self.lang, n=level) if level != e.level else ""
-            out.append(self.line("ev_failure", "red", where=where, title=title, hint=hint,
-                                 verdict=verdict, times=times(n)))
+        for f, n in counted(submit.shown()):
+            where = say("ev_where", self.lang, n=f.level) if f.level != e.level else ""
+            out.append(self.line("ev_failure", "red", where=where, title=f.title, hint=f.hint,
+                                 verdict=f.verdict, times=times(n)))
         for found in likely(self.kata, submit):
             try:
                 mistake = mutants.get(self.kata, found.mutant).mistake[self.lang]
@@ -101,42 +127,6 @@ class Timeline:
                          "red" if line.startswith("-") else "dim") for line in changes]
         return out
 
-    def _pass(self, e: Event) -> list[Line]:
-        took = {level: t for level, _, t in self.session.level_times()}
-        out = [self.line("ev_pass", "green", e, n=e.level, took=clock(took.get(e.level, 0.0)))]
-        if self.detail and e.level < self.session.levels:
-            out.append(self.line("ev_unlocked", "bold", n=e.level + 1))
-        return out
-
-    def _hint(self, e: Event) -> list[Line]:
-        return [self.line("ev_hint", "", e, step=e.data["step"] + 1,
-                          category=e.data["category"])]
-
-    def _ask(self, e: Event) -> list[Line]:
-        index, questions = e.data["question"], self.kata.spec.questions if self.kata else ()
-        ask = questions[index].ask(self.lang) if 0 <= index < len(questions) else "?"
-        return [self.line("ev_ask", "", e, number=index + 1, ask=ask)]
-
-    def _spec(self, e: Event) -> list[Line]:
-        return [self.line("ev_spec", "yellow", e, n=e.level)]
-
-    def _note(self, e: Event) -> list[Line]:
-        if not (self.private or e.data.get("share")):
-            return []
-        tag = f" `{e.data['dimension']}`" if e.data.get("dimension") else ""  # a rubric id
-        return [self.line("ev_note", "cyan", e, tag=tag, text=e.data["text"])]
-
-    def _look(self, e: Event) -> list[Line]:
-        command = f"{e.data['what']} {e.data.get('detail', '')}".strip()
-        return [self.line("ev_look", "yellow", e, command=command)]
-
-    def _label(self, e: Event) -> list[Line]:
-        return [self.line("ev_label", "dim", name=e.data["candidate"])] if self.detail else []
-
-    def _undo(self, e: Event) -> list[Line]:
-        taken = next((x for x in self.session.events if x.id == e.data["event"]), None)
-        return [self.line("ev_undo", "yellow", e, what=self.what(taken) if taken else "?")]
-
     def what(self, e: Event) -> str:
         """A hint, answer or note in a few words: what an undo says it took back."""
         if e.kind == Kind.HINT:
@@ -149,5 +139,5 @@ class Timeline:
     def end(self) -> Line:
         s = self.session
         return self.line("ev_end", "bold", at=clock((s.ended or s.started) - s.started),
-                         reason=say(REASONS.get(s.reason, "reason_ended"), self.lang),
+                         reason=say(f"reason_{s.reason or Reason.ENDED}", self.lang),
                          passed=s.levels_passed, total=s.levels)

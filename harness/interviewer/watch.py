@@ -38,7 +38,7 @@ def wait(console: Console, sessions: Sessions, lang: str, interval: float = INTE
         sleep(interval)
 
 
-def follow(console: Console, sessions: Sessions, session: Session, kata: catalog.Kata | None,
+def follow(console: Console, sessions: Sessions, session: Session, kata: catalog.Kata,
            lang: str, interval: float = INTERVAL) -> bool:
     """Print every event of the session as it lands, with a clock line between; return when the
     session ends (True) or disappears from the store (False)."""
