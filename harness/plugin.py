@@ -24,7 +24,6 @@ from harness.results import (
     KataRun,
     TestResult,
     level_name,
-    not_run_verdict,
     scorecard_lines,
     write_json,
 )
@@ -172,18 +171,12 @@ def _timeout_in(exc: BaseException | None) -> KataTimeout | None:
     return exc
 
 
-def _hung(excinfo) -> bool:
-    """A timeout that is no wrong answer in disguise: no failing example had been found."""
-    timeout = None if excinfo is None else _timeout_in(excinfo.value)
-    return timeout is not None and not timeout.found_failure
-
-
 def _verdict(excinfo) -> str:
     timeout = _timeout_in(excinfo.value)
     if timeout is not None:
         return say("grade.slow_wrong") if timeout.found_failure else str(timeout)
     if excinfo.errisinstance(NotRun):
-        return not_run_verdict()
+        return say("grade.not_run")
     if isinstance(excinfo.value, BaseExceptionGroup):  # Hypothesis: several distinct failures
         return _group_verdict(excinfo.value)
     return _kind(excinfo.value)
@@ -306,7 +299,7 @@ class Grader:
     def pytest_runtest_setup(self, item):
         entry = self.tests.get(item.nodeid)
         if entry and self.streaks.get(entry[0], 0) >= HANGS_AFTER:
-            raise NotRun(not_run_verdict())  # before any fixture runs: no learner code is called
+            raise NotRun(say("grade.not_run"))  # before any fixture: no learner code is called
         with time_limit(self.limit(item)):
             return (yield)
 
@@ -327,7 +320,8 @@ class Grader:
         if report.when == "call" or report.failed or report.skipped:
             self.ran.add(item.nodeid)
         not_run = call.excinfo is not None and call.excinfo.errisinstance(NotRun)
-        timed_out = _hung(call.excinfo)
+        timeout = _timeout_in(call.excinfo.value if call.excinfo else None)
+        timed_out = timeout is not None and not timeout.found_failure  # no wrong answer found
         if (report.when == "call" or report.failed) and not not_run:  # timeouts in a row
             self.streaks[entry[0]] = self.streaks.get(entry[0], 0) + 1 if timed_out else 0
         if report.skipped and result.outcome == "passed":
@@ -337,7 +331,7 @@ class Grader:
             result.verdict = result.verdict or _verdict(call.excinfo)
             if timed_out:
                 self.hung.add(entry[0])
-            if (timed_out and result.level == EXAMPLES) or result.verdict == not_run_verdict():
+            if (timed_out and result.level == EXAMPLES) or result.verdict == say("grade.not_run"):
                 report.longrepr = result.verdict
             if result.level != EXAMPLES and not self.config.getoption("reveal"):
                 report.longrepr = say("grade.hidden_failure", level=level_name(result.level),
