@@ -177,8 +177,12 @@ def _verdict(excinfo) -> str:
         return say("grade.slow_wrong") if timeout.found_failure else str(timeout)
     if excinfo.errisinstance(NotRun):
         return say("grade.not_run")
-    if isinstance(excinfo.value, BaseExceptionGroup):  # Hypothesis: several distinct failures
-        return _group_verdict(excinfo.value)
+    if isinstance(excinfo.value, BaseExceptionGroup):
+        # Hypothesis found several distinct failures: say what they were, never the group that
+        # carries them ("wrong answer (2 distinct failing examples)", "wrong answer; raised X").
+        leaves = _leaves(excinfo.value)
+        kinds = list(dict.fromkeys(_kind(e) for e in leaves))
+        return say("grade.distinct", kinds=say("grade.kinds_sep").join(kinds), n=len(leaves))
     return _kind(excinfo.value)
 
 
@@ -188,14 +192,6 @@ def _kind(exc: BaseException) -> str:
     if isinstance(exc, NotImplementedError):
         return say("grade.not_implemented")
     return say("grade.raised", name=type(exc).__name__)
-
-
-def _group_verdict(group: BaseExceptionGroup) -> str:
-    """What the distinct failures were, never the group that carries them: "wrong answer (2
-    distinct failing examples)", or the kinds when they differ ("wrong answer; raised KeyError")."""
-    leaves = _leaves(group)
-    kinds = list(dict.fromkeys(_kind(e) for e in leaves))
-    return say("grade.distinct", kinds=say("grade.kinds_sep").join(kinds), n=len(leaves))
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
