@@ -224,7 +224,11 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
 @app.command()
 def progress(lang: str = LangOpt) -> None:
     """Your history: a table per kata and a chart over time."""
-    history.report(console, _store(), language(lang))
+    store = _store()
+    try:
+        history.report(console, store, language(lang))
+    except StoreError as exc:
+        fail(str(exc))
 
 
 @app.command("mutants")

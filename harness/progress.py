@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import typer
 from rich import box
 from rich.console import Console
 from rich.table import Column, Table
@@ -16,7 +15,7 @@ from harness import catalog, words
 from harness.session import rubric
 from harness.session.clock import clock, when
 from harness.session.log import Mode, Session, Sessions
-from harness.store import Attempt, Store, StoreError, own
+from harness.store import Attempt, Store, own
 
 
 def say(key: str, lang: str, **fields: object) -> str:
@@ -129,13 +128,9 @@ def _cjk_font() -> str | None:
 
 
 def report(console: Console, store: Store, lang: str) -> None:
-    """Print the table and write the chart under the store's folder."""
-    try:
-        attempts, sessions = store.attempts(), Sessions(store).history()
-        revealed = store.reveals()
-    except StoreError as exc:
-        console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from exc
+    """Print the table and write the chart under the store's folder; StoreError when the store
+    cannot be read."""
+    attempts, sessions, revealed = store.attempts(), Sessions(store).history(), store.reveals()
     columns = ("col_kata", "col_attempts", "col_best_level", "col_best_time", "col_last")
     shown = table(say("progress_title", lang), [say(c, lang) for c in columns])
     known = {k.name for k in catalog.all_katas()}
