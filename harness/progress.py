@@ -128,8 +128,7 @@ def _cjk_font() -> str | None:
 
 
 def report(console: Console, store: Store, lang: str) -> None:
-    """Print the table and write the chart under the store's folder; StoreError when the store
-    cannot be read."""
+    """Print the table and write the chart beside the store (StoreError: it cannot be read)."""
     attempts, sessions, revealed = store.attempts(), Sessions(store).history(), store.reveals()
     columns = ("col_kata", "col_attempts", "col_best_level", "col_best_time", "col_last")
     shown = table(say("progress_title", lang), [say(c, lang) for c in columns])
