@@ -150,7 +150,7 @@ def _pair_levels(config: pytest.Config, items: list) -> str:
     shown = min(pair.level, pair.levels)
     _deselect(config, items, lambda i: getattr(catalog.kata_for_path(i.path), "name", "")
               == pair.kata and (_grade(i, "level") or 0) > shown)
-    Sessions(Store()).record(pair, time.time(), (Kind.LOOK, shown, {
+    Sessions(store).record(pair, time.time(), (Kind.LOOK, shown, {
         "what": {"pytest": "pytest", "test": "kata test", "grade": "kata grade"}[via],
         "detail": f"katas/{pair.kata}"}))
     reporter = config.pluginmanager.get_plugin("terminalreporter")
