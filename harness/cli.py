@@ -48,8 +48,6 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-
-
 def _store() -> Store:
     try:
         return command.open_store(console)
@@ -173,7 +171,7 @@ def solution(name: str = KataArg,
         raise typer.Exit(1)
     _store().add_reveal(kata.name)
     _looked("kata solution", kata)
-    print_code(kata.solution_path.read_text(encoding="utf-8"), "python")
+    render.print_code(console, kata.solution_path.read_text(encoding="utf-8"), "python")
 
 
 def _looked(what: str, kata: catalog.Kata) -> None:
@@ -181,10 +179,6 @@ def _looked(what: str, kata: catalog.Kata) -> None:
     told so."""
     if interview.look(what, kata.name):
         say_to(console, say("interviewer.visible"), "yellow")
-
-
-def print_code(code: str, lexer: str) -> None:
-    Screen(console, "en").code(code, lexer)
 
 
 def print_table(table: BenchTable, title: str) -> None:
@@ -230,7 +224,11 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
 @app.command()
 def progress(lang: str = LangOpt) -> None:
     """Your history: a table per kata and a chart over time."""
-    history.report(console, _store(), language(lang))
+    store = _store()
+    try:
+        history.report(console, store, language(lang))
+    except StoreError as exc:
+        fail(str(exc))
 
 
 @app.command("mutants")
@@ -272,7 +270,7 @@ def mutants_(name: str = KataArg,
         return
     say_to(console, chosen.mistake[lang])
     say_to(console, say("cli.caught_by", lang, titles="; ".join(chosen.caught_by)))
-    print_code(mutants.diff(kata, chosen), "diff")
+    render.print_code(console, mutants.diff(kata, chosen), "diff")
 
 
 def print_rule_map(kata: catalog.Kata, rule_list: list[rules.Rule],

@@ -179,11 +179,10 @@ def render(command, ctx: typer.Context) -> str:
     lines = [*usage(ctx, width), ""]
     for paragraph in tr(command.help).split("\n\n"):
         lines += [*("  " + line for line in wrap(paragraph, width - 2)), ""]
-    records = [(p, _param(p, ctx)) for p in command.get_params(ctx)]
-    lines += _rows(say("help.arguments", "zh-TW"),
-                   [r for p, r in records if r and p.param_type_name == "argument"], width)
-    lines += _rows(say("help.options", "zh-TW"),
-                   [r for p, r in records if r and p.param_type_name != "argument"], width)
+    params = command.get_params(ctx)
+    for title, arguments in (("help.arguments", True), ("help.options", False)):
+        rows = [_param(p, ctx) for p in params if (p.param_type_name == "argument") == arguments]
+        lines += _rows(say(title, "zh-TW"), [r for r in rows if r], width)
     if isinstance(command, TyperGroup):
         lines += _rows(say("help.commands", "zh-TW"),
                        [(name, _summary(command.get_command(ctx, name)))

@@ -60,10 +60,8 @@ def bilingual(where: str, value: object, kind: type) -> list[str]:
 def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
     """Everything missing or malformed in one kata's metadata (empty when complete): what the CLI
     and the mock need (tests/test_katas.py checks what a live interview needs on top)."""
-    found = []
-    for key, kind in (("module", str), ("minutes", int)):
-        if not isinstance(meta.get(key), kind):
-            found.append(f"{key} must be a {kind.__name__}")
+    found = [f"{key} must be a {kind.__name__}" for key, kind in (("module", str), ("minutes", int))
+             if not isinstance(meta.get(key), kind)]
     found += bilingual("title", meta.get("title"), str)
     found += bilingual("summary", meta.get("summary"), str)
     for section, keys in (("levels", ("title", "prompt")), ("questions", ("ask", "answer")),
@@ -78,13 +76,12 @@ def problems(meta: dict, hint_categories: set[str] = frozenset()) -> list[str]:
     found += _questions(meta)
     found += bilingual("selfcheck", meta.get("selfcheck"), list)
     hints = meta.get("hints", {})
-    for category in sorted(hint_categories - set(hints)):
-        found.append(f"[hints.{category}] is used by a hidden test but missing")
+    found += [f"[hints.{category}] is used by a hidden test but missing"
+              for category in sorted(hint_categories - set(hints))]
     for category, texts in hints.items():
         found += bilingual(f"hints.{category}", texts, list)
-        for lang in LANGS:
-            if len(texts.get(lang, [])) != 2:
-                found.append(f"hints.{category}.{lang} needs exactly two hints: a nudge, a pointer")
+        found += [f"hints.{category}.{lang} needs exactly two hints: a nudge, a pointer"
+                  for lang in LANGS if len(texts.get(lang, [])) != 2]
     for dimension, anchors in meta.get("rubric", {}).items():
         found += bilingual(f"rubric.{dimension}", anchors, list)
         if any(len(anchors.get(lang, [])) != 4 for lang in LANGS):

@@ -24,7 +24,6 @@ from harness.results import (
     KataRun,
     TestResult,
     level_name,
-    not_run_verdict,
     scorecard_lines,
     write_json,
 )
@@ -151,7 +150,7 @@ def _pair_levels(config: pytest.Config, items: list) -> str:
     shown = min(pair.level, pair.levels)
     _deselect(config, items, lambda i: getattr(catalog.kata_for_path(i.path), "name", "")
               == pair.kata and (_grade(i, "level") or 0) > shown)
-    Sessions(Store()).record(pair, time.time(), (Kind.LOOK, shown, {
+    Sessions(store).record(pair, time.time(), (Kind.LOOK, shown, {
         "what": {"pytest": "pytest", "test": "kata test", "grade": "kata grade"}[via],
         "detail": f"katas/{pair.kata}"}))
     reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -172,20 +171,18 @@ def _timeout_in(exc: BaseException | None) -> KataTimeout | None:
     return exc
 
 
-def _hung(excinfo) -> bool:
-    """A timeout that is no wrong answer in disguise: no failing example had been found."""
-    timeout = None if excinfo is None else _timeout_in(excinfo.value)
-    return timeout is not None and not timeout.found_failure
-
-
 def _verdict(excinfo) -> str:
     timeout = _timeout_in(excinfo.value)
     if timeout is not None:
         return say("grade.slow_wrong") if timeout.found_failure else str(timeout)
     if excinfo.errisinstance(NotRun):
-        return not_run_verdict()
-    if isinstance(excinfo.value, BaseExceptionGroup):  # Hypothesis: several distinct failures
-        return _group_verdict(excinfo.value)
+        return say("grade.not_run")
+    if isinstance(excinfo.value, BaseExceptionGroup):
+        # Hypothesis found several distinct failures: say what they were, never the group that
+        # carries them ("wrong answer (2 distinct failing examples)", "wrong answer; raised X").
+        leaves = _leaves(excinfo.value)
+        kinds = list(dict.fromkeys(_kind(e) for e in leaves))
+        return say("grade.distinct", kinds=say("grade.kinds_sep").join(kinds), n=len(leaves))
     return _kind(excinfo.value)
 
 
@@ -195,14 +192,6 @@ def _kind(exc: BaseException) -> str:
     if isinstance(exc, NotImplementedError):
         return say("grade.not_implemented")
     return say("grade.raised", name=type(exc).__name__)
-
-
-def _group_verdict(group: BaseExceptionGroup) -> str:
-    """What the distinct failures were, never the group that carries them: "wrong answer (2
-    distinct failing examples)", or the kinds when they differ ("wrong answer; raised KeyError")."""
-    leaves = _leaves(group)
-    kinds = list(dict.fromkeys(_kind(e) for e in leaves))
-    return say("grade.distinct", kinds=say("grade.kinds_sep").join(kinds), n=len(leaves))
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -306,7 +295,7 @@ class Grader:
     def pytest_runtest_setup(self, item):
         entry = self.tests.get(item.nodeid)
         if entry and self.streaks.get(entry[0], 0) >= HANGS_AFTER:
-            raise NotRun(not_run_verdict())  # before any fixture runs: no learner code is called
+            raise NotRun(say("grade.not_run"))  # before any fixture: no learner code is called
         with time_limit(self.limit(item)):
             return (yield)
 
@@ -327,7 +316,8 @@ class Grader:
         if report.when == "call" or report.failed or report.skipped:
             self.ran.add(item.nodeid)
         not_run = call.excinfo is not None and call.excinfo.errisinstance(NotRun)
-        timed_out = _hung(call.excinfo)
+        timeout = _timeout_in(call.excinfo.value if call.excinfo else None)
+        timed_out = timeout is not None and not timeout.found_failure  # no wrong answer found
         if (report.when == "call" or report.failed) and not not_run:  # timeouts in a row
             self.streaks[entry[0]] = self.streaks.get(entry[0], 0) + 1 if timed_out else 0
         if report.skipped and result.outcome == "passed":
@@ -337,7 +327,7 @@ class Grader:
             result.verdict = result.verdict or _verdict(call.excinfo)
             if timed_out:
                 self.hung.add(entry[0])
-            if (timed_out and result.level == EXAMPLES) or result.verdict == not_run_verdict():
+            if (timed_out and result.level == EXAMPLES) or result.verdict == say("grade.not_run"):
                 report.longrepr = result.verdict
             if result.level != EXAMPLES and not self.config.getoption("reveal"):
                 report.longrepr = say("grade.hidden_failure", level=level_name(result.level),

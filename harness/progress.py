@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import typer
 from rich import box
 from rich.console import Console
 from rich.table import Column, Table
@@ -16,7 +15,7 @@ from harness import catalog, words
 from harness.session import rubric
 from harness.session.clock import clock, when
 from harness.session.log import Mode, Session, Sessions
-from harness.store import Attempt, Store, StoreError, own
+from harness.store import Attempt, Store, own
 
 
 def say(key: str, lang: str, **fields: object) -> str:
@@ -40,21 +39,23 @@ class Row:
     best_level: int
     best_time: float | None  # fastest mock session to reach the best level, in seconds
     last: float | None  # when you last graded or started a session
+    gone: bool = False  # its folder is gone from katas/, its history is not
 
     def cells(self, lang: str) -> list[str]:
+        kata = f"{self.kata} {say('gone', lang)}" if self.gone else self.kata
         last = when(self.last) if self.last else "—"
         attempts = str(self.graded + self.mocks)
         if self.mocks:
             attempts += " " + say("mocks", lang, n=self.mocks)
-        return [self.kata, attempts,
+        return [kata, attempts,
                 str(self.best_level) if self.last else "—",
                 clock(self.best_time) if self.best_time is not None else "—", last]
 
 
 def rows(attempts: list[Attempt], sessions: list[Session]) -> list[Row]:
     """Every kata in katas/, plus any with a history whose folder is gone."""
-    names = [k.name for k in catalog.all_katas()]
-    names += sorted(({a.kata for a in attempts} | {s.kata for s in sessions}) - set(names))
+    known = [k.name for k in catalog.all_katas()]
+    names = known + sorted(({a.kata for a in attempts} | {s.kata for s in sessions}) - set(known))
     table = []
     for name in names:
         graded = [a for a in attempts if a.kata == name and own(a) and a.via != "mock"]
@@ -62,7 +63,8 @@ def rows(attempts: list[Attempt], sessions: list[Session]) -> list[Row]:
         best = max([a.best_level for a in graded] + [s.levels_passed for s in mocks], default=0)
         times = [s.level_times()[best - 1][1] for s in mocks if best and s.levels_passed >= best]
         last = max([a.at for a in graded] + [s.started for s in mocks], default=None)
-        table.append(Row(name, len(graded), len(mocks), best, min(times, default=None), last))
+        table.append(Row(name, len(graded), len(mocks), best, min(times, default=None), last,
+                         gone=name not in known))
     return table
 
 
@@ -129,21 +131,12 @@ def _cjk_font() -> str | None:
 
 
 def report(console: Console, store: Store, lang: str) -> None:
-    """Print the table and write the chart under the store's folder."""
-    try:
-        attempts, sessions = store.attempts(), Sessions(store).history()
-        revealed = store.reveals()
-    except StoreError as exc:
-        console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from exc
+    """Print the table and write the chart beside the store (StoreError: it cannot be read)."""
+    attempts, sessions, revealed = store.attempts(), Sessions(store).history(), store.reveals()
     columns = ("col_kata", "col_attempts", "col_best_level", "col_best_time", "col_last")
     shown = table(say("progress_title", lang), [say(c, lang) for c in columns])
-    known = {k.name for k in catalog.all_katas()}
     for row in rows(attempts, sessions):
-        cells = row.cells(lang)
-        if row.kata not in known:
-            cells[0] += " " + say("gone", lang)
-        shown.add_row(*(Text(c) for c in cells))
+        shown.add_row(*(Text(c) for c in row.cells(lang)))
     console.print(shown)
     rubric_history(console, store, sessions, lang)
     if revealed:  # `kata solution` promised that a look is recorded: here it is

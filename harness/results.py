@@ -15,11 +15,6 @@ EXAMPLES = 0  # the level number given to a kata's visible example tests
 K = TypeVar("K", bound=Hashable)
 
 
-def not_run_verdict() -> str:
-    """The verdict of tests left out after a hang."""
-    return say("grade.not_run")
-
-
 @dataclass
 class TestResult:
     nodeid: str
@@ -59,13 +54,9 @@ class KataRun:
     @property
     def best_level(self) -> int:
         """The highest level passed in full together with every level below it (0 for none)."""
-        best = 0
-        for level, (passed, total) in self.level_counts().items():
-            if level == EXAMPLES:
-                continue
-            if passed != total or level != best + 1:
-                break
-            best = level
+        counts, best = self.level_counts(), 0
+        while best + 1 in counts and counts[best + 1][0] == counts[best + 1][1]:
+            best += 1
         return best
 
     @property
@@ -79,9 +70,6 @@ class KataRun:
     @property
     def passed(self) -> bool:
         return self.import_error is None and all(not r.failed for r in self.results)
-
-    def failures(self, level: int) -> list[TestResult]:
-        return [r for r in self.results if r.level == level and r.failed]
 
 
 def level_name(level: int) -> str:
@@ -104,25 +92,26 @@ def scorecard_lines(run: KataRun) -> list[tuple[str, bool]]:
     lines = [(f"{run.kata} · {run.impl}{graded}", run.passed)]
     if run.import_error:
         lines.append((f"  {run.import_error}", False))
-    hang = not_run_verdict()
+    hang = say("grade.not_run")
     for level, (passed, total) in run.level_counts().items():
         lines.append((f"  {level_name(level):<9} {passed:>3}/{total:<3}", passed == total))
-        failures = [] if run.import_error else run.failures(level)
-        # tests left out after a hang: one line, not one each
+        # A file that does not import fails every test alike: its error said once, above. Tests
+        # left out after a hang: one line, not one each.
         keys = ((say("grade.remaining"), hang, None) if r.verdict == hang else
-                (r.title, r.verdict, r.hint) for r in failures)
+                (r.title, r.verdict, r.hint)
+                for r in run.results if r.level == level and r.failed and not run.import_error)
         for (title, verdict, hint), count in counted(keys):
             lines.append((say("grade.failure", title=title, times=times(count), verdict=verdict,
                               hint=say("grade.hint", hint=hint) if hint else ""), False))
     verdict = say("grade.passed" if run.passed else "grade.failed")
     examples = run.level_counts().get(EXAMPLES)
     if run.hidden_total == 0 and examples and not run.import_error:  # e.g. the examples file alone
-        lines.append(("  " + say("grade.examples_only", verdict=verdict, passed=examples[0],
-                                 total=examples[1], kata=run.kata), run.passed))
+        summary = say("grade.examples_only", verdict=verdict, passed=examples[0],
+                      total=examples[1], kata=run.kata)
     else:
-        lines.append(("  " + say("grade.summary", verdict=verdict, passed=run.hidden_passed,
-                                 total=run.hidden_total, best=run.best_level, gate=gate(run)),
-                      run.passed))
+        summary = say("grade.summary", verdict=verdict, passed=run.hidden_passed,
+                      total=run.hidden_total, best=run.best_level, gate=gate(run))
+    lines.append((f"  {summary}", run.passed))
     return lines + ([(f"  {run.recorded}", run.passed)] if run.recorded else [])
 
 

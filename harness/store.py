@@ -85,11 +85,9 @@ class Store:
 
     def _prepare(self) -> tuple[str, str] | None:
         """Create or migrate the schema in one transaction; (why, tag) when the file is not ours."""
-        db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None)
-        try:
+        with closing(sqlite3.connect(self.path, timeout=5.0, isolation_level=None)) as db:
             db.execute("BEGIN IMMEDIATE")  # two commands starting at once migrate once
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            problem = None
             if version > VERSION:
                 problem = say("store.newer", version=version), "newer"
             elif version == 0 and _foreign(db, columns=False):  # columns: checked once migrated
@@ -100,15 +98,12 @@ class Store:
                 for step, (table, column) in MIGRATIONS.items():
                     if step >= version and column.split()[0] not in _columns(db)[table]:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
-                if _foreign(db):
-                    problem = say("store.foreign"), "foreign"
+                problem = (say("store.foreign"), "foreign") if _foreign(db) else None
             if problem:
                 db.execute("ROLLBACK")
                 return problem
             db.execute(f"PRAGMA user_version = {VERSION}")
             db.execute("COMMIT")
-        finally:
-            db.close()
         return None
 
     @contextmanager
