@@ -127,8 +127,8 @@ def judge(case: Case, heard: Match, levels: dict[str, int]) -> str:
         return "right" if right else "asked back"
     if heard.outcome is Outcome.NONE:
         return "right" if want is Outcome.NONE else "no answer"
-    if heard.outcome is Outcome.LATER and heard.level is None:  # "not before it opens":
-        return "right" if want in (Outcome.LATER, Outcome.NONE) else "wrong"  # true, gives none
+    if heard.outcome is Outcome.LATER and heard.level is None:  # "not before it opens": true of
+        return "right" if want in (Outcome.LATER, Outcome.NONE) else "no answer"  # all, says none
     if heard.outcome is Outcome.OPEN and want is Outcome.ANSWER and case.open_too:
         return "right"  # "your choice" is true of a point the prompt leaves open
     if heard.outcome is not want:

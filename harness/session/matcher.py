@@ -94,8 +94,9 @@ _LATER_CUE = re.compile(r"\b(later levels?|(?<!a )(?<!the )(?<!ms )later|next le
                         r"in the future|future levels?|levels? (?P<n>[2-9])|eventually|upcoming|"
                         r"at some point|coming|going to (need|have|get)|will there be|"
                         r"down the (line|road))\b"
-                        r"|(之後|以後|後面)的? ?(關|level)|下一關|(之後|以後|後面|將來)會|^之後"
-                        r"|將來|未來")
+                        r"|(之後|以後|後面)的? ?(關|level)|下一關|第 ?(?P<z>[2-9二三四]) ?關"
+                        r"|(之後|以後|後面|將來)會|^之後|將來|未來")
+_NUMERALS = str.maketrans("二三四", "234")  # 第三關 is Level 3
 
 # The words: stopwords, phrases, the field's synonyms in both languages, the asides.
 WORDS = tomllib.loads((Path(__file__).parent / "matcher.toml").read_text(encoding="utf-8"))
@@ -263,7 +264,8 @@ class Matcher:
     def looks_ahead(self, asked: str, level: int) -> re.Match | None:
         """The first words by which `asked` looks past `level`: never at the last level, and
         "level 2" only while Level 2 is to come ("back to level 2" at Level 3 looks back)."""
-        cues = (c for c in _LATER_CUE.finditer(asked.lower()) if int(c.group("n") or 9) > level)
+        cues = (c for c in _LATER_CUE.finditer(asked.lower())
+                if int((c.group("n") or c.group("z") or "9").translate(_NUMERALS)) > level)
         return next(cues, None) if any(item.level > level for item in self.items) else None
 
     def decide(self, asked: str, level: int, scored: list[tuple[float, Item]]) -> Match:
