@@ -242,7 +242,7 @@ class Matcher:
 
         A number ("3", "#3") picks the question of that number in kata.toml's order (as
         `kata mock questions` lists them) when its level is open (PICK), else NONE. Otherwise:
-        an aside (tooling, the signature) at the top is NONE. A question that looks ahead
+        an aside (tooling, the signature) at the top from FLOOR is NONE. A question that looks ahead
         ("later", 「之後會」) is put off (LATER): to the level of the best later item among the
         close ones, or for the sentence that looks ahead, when it scores CUE_SURE; without a level
         when it scores CUE_FLOOR or nothing scores CUE_SURE, as an interviewer says nothing of a
@@ -272,13 +272,11 @@ class Matcher:
         """The margin rule of match() on the items as scores() ranks them."""
         lang = language(asked)
         (top_score, top), runner_up = scored[0], scored[1][0]
-        if top.id == ASIDE:
+        cue = self.looks_ahead(asked, level)
+        if top_score < FLOOR and not cue or top.id == ASIDE and top_score >= FLOOR:
             return Match(Outcome.NONE, lang)
         close = list(takewhile(lambda pair: pair[0] >= OFFER * top_score, scored))
         later = [(score, item) for score, item in close if item.level > level]
-        cue = self.looks_ahead(asked, level)
-        if top_score < FLOOR and not cue:
-            return Match(Outcome.NONE, lang)
         if cue:
             # and the best later item for the sentence that looks ahead, and for the rest
             ahead = later[:1]
