@@ -64,7 +64,7 @@ HEARINGS = [
     ("which block gets evicted, LRU?", 1, Match(Outcome.LATER, "en", ("eviction",), 2)),
     ("which block gets evicted, LRU?", 2, Match(Outcome.ANSWER, "en", ("eviction",), 2)),
     ("will a later level add request priorities?", 1, Match(Outcome.LATER, "en")),  # unsaid
-    ("下一關會有串流輸出嗎？", 1, Match(Outcome.LATER, "zh-TW")),  # nothing close, not even an aside
+    ("下一關會有串流輸出嗎？", 1, Match(Outcome.LATER, "zh-TW")),  # nothing close at all
     ("may I keep the queue in a deque?", 1, Match(Outcome.OPEN, "en", ("data-structures",), 1)),
     ("#2", 1, Match(Outcome.PICK, "en", ("ties",), 1)),
     (" 4 ", 1, Match(Outcome.NONE, "en")),  # its level is not open: no pick
