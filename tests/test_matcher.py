@@ -104,6 +104,7 @@ def test_a_chinese_term_meets_the_english_word_it_stands_for():
 def test_only_words_about_a_level_still_to_come_look_ahead():
     assert HEARD.looks_ahead("will level 2 change eviction?", 1)
     assert HEARD.looks_ahead("第二關會換掉 LRU 嗎？", 1) and HEARD.looks_ahead("第2關呢？", 1)
+    assert HEARD.looks_ahead("後面的 level 會換掉 LRU 嗎？", 1)
     assert HEARD.looks_ahead("back to level 1: and at level 2 later?", 2) is None  # the last level
     assert HEARD.looks_ahead("back to level 1, are ties still broken the same way?", 1) is None
     assert HEARD.looks_ahead("may a later request's deadline come first?", 1) is None
