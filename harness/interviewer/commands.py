@@ -61,9 +61,9 @@ def note(message: str, style: str | None = None) -> None:
 
 
 def _pick(lang: str | None, kata_name: str | None, number: int | None,
-          open_only: bool = False) -> tuple[Sessions, Session, str]:
-    """The pair session numbered `number`, or the last one (the open one with `open_only`), and
-    the language to speak: `--lang`, else the session's."""
+          open_only: bool = False) -> tuple[Sessions, Session, str, catalog.Kata]:
+    """The pair session numbered `number`, or the last one (the open one with `open_only`), the
+    language to speak (`--lang`, else the session's) and the session's kata."""
     lang = checked_lang(lang)
     sessions = Sessions(command.open_store(console))
     if number is not None:
@@ -81,9 +81,10 @@ def _pick(lang: str | None, kata_name: str | None, number: int | None,
     lang = lang or session.lang
     if kata_name is not None and kata_name != session.kata:
         raise fail(say("other_kata", lang, kata=session.kata, wanted=kata_name))
-    if interview.kata_of(session) is None:
+    kata = interview.kata_of(session)
+    if kata is None:
         raise fail(say_key("mock.kata_gone", lang, kata=session.kata))
-    return sessions, session, lang
+    return sessions, session, lang, kata
 
 
 def _known(dimension: str, lang: str) -> str:
@@ -180,14 +181,13 @@ def watch_(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt,
         try:
             if number is None:
                 number = watch.wait(console, sessions, lang or default_lang(), interval).id
-            sessions, session, lang = _pick(lang, kata, number)
+            sessions, session, lang, kata_ = _pick(lang, kata, number)
             if candidate:
                 sessions.record(session, interview.now(), (Kind.LABEL, session.level,
                                                            {"candidate": candidate.strip()}))
             note(say("watch_header", lang, kata=session.kata, when=when(session.started),
                      file=session.file), "bold")
-            found = watch.follow(console, sessions, session, interview.kata_of(session), lang,
-                                 interval)
+            found = watch.follow(console, sessions, session, kata_, lang, interval)
         except KeyboardInterrupt:
             note(say("watch_stopped", lang or default_lang()), "yellow")
             return
@@ -204,10 +204,10 @@ def replay(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt,
     Each submit with its time and verdict and the diff since the one before (the first in
     full), then the final code."""
     with command.guard(console):
-        _, session, lang = _pick(lang, kata, number)
+        _, session, lang, kata_ = _pick(lang, kata, number)
     printer = Screen(console, lang, "interviewer", wrap=True)
     printer.rule(say("replay_title", lang, kata=session.kata, when=when(session.started)))
-    lines = timeline.Timeline(session, interview.kata_of(session), lang, detail=True)
+    lines = timeline.Timeline(session, kata_, lang, detail=True)
     submits = session.of(Kind.SUBMIT)
     if not submits:
         printer.say("no_submits", "yellow")
@@ -231,7 +231,7 @@ def note_(text: str = typer.Argument(..., metavar="TEXT", help="what you saw or 
     Offered as evidence when you score, in your copy of the report, and in the candidate's
     only with --share."""
     with command.guard(console):
-        sessions, session, lang = _pick(lang, kata, number)
+        sessions, session, lang, _ = _pick(lang, kata, number)
         if dimension:
             _known(dimension, lang)
         if not text.strip():
@@ -250,11 +250,11 @@ def undo(lang: str = LangOpt, kata: str = KataOpt, number: int = SessionOpt) -> 
 
     Says which; the counts and the candidate's report follow."""
     with command.guard(console):
-        sessions, session, lang = _pick(lang, kata, number)
+        sessions, session, lang, kata_ = _pick(lang, kata, number)
         last = next((e for e in reversed(session.live) if e.kind in TAKEN_BACK), None)
         if last is None:
             raise fail(say("nothing_to_undo", lang), 1)
-        what = timeline.Timeline(session, interview.kata_of(session), lang, True).what(last)
+        what = timeline.Timeline(session, kata_, lang, True).what(last)
         sessions.record(session, interview.now(), (Kind.UNDO, last.level, {"event": last.id}))
         note(say("undone", lang, what=what, at=clock(last.at - session.started)), "green")
         note(say("counts_now", lang, hints=len(session.hints), asked=len(session.asked)))
@@ -274,8 +274,8 @@ def hint(category: str = typer.Argument(..., metavar="CATEGORY",
 
     The nudge first, then the pointer, counted as in solo mode."""
     with command.guard(console):
-        sessions, session, lang = _pick(lang, kata, None, open_only=True)
-        hints = interview.kata_of(session).spec.hints
+        sessions, session, lang, kata_ = _pick(lang, kata, None, open_only=True)
+        hints = kata_.spec.hints
         if category not in hints:
             raise fail(say("bad_category", lang, kata=session.kata, category=category,
                            known=", ".join(hints)))
@@ -301,8 +301,8 @@ def answered(which: list[str] = typer.Argument(..., metavar="N...",
 
     Counted as in solo mode."""
     with command.guard(console):
-        sessions, session, lang = _pick(lang, kata, None, open_only=True)
-        questions = interview.kata_of(session).spec.questions
+        sessions, session, lang, kata_ = _pick(lang, kata, None, open_only=True)
+        questions = kata_.spec.questions
         ids = [q.id for q in questions]
         indices = []
         for item in which:
@@ -352,8 +352,7 @@ def score(dimension: list[str] = typer.Option([], "--dimension", metavar="ID=LEV
     evidence, and saves each answer as it is given: stopped midway, it resumes where it stopped.
     Scoring again replaces what it names and keeps the rest."""
     with command.guard(console):
-        sessions, session, lang = _pick(lang, kata, number)
-        kata_ = interview.kata_of(session)
+        sessions, session, lang, kata_ = _pick(lang, kata, number)
         scores = rubric.Scores(sessions.store)
         points = rubric.points(kata_)
         if dimension or evidence or not_observed or covered or missed or not_asked \
@@ -492,6 +491,6 @@ def report_(lang: str = LangOpt, html_file: Path = HtmlOpt, kata: str = KataOpt,
     missed or not asked, the overall recommendation, the final code, the next kata. Your
     notes appear only with --mine, or where you shared them."""
     with command.guard(console):
-        sessions, session, lang = _pick(lang, kata, number)
-        built = report.build(sessions.store, session, interview.kata_of(session), lang, mine)
+        sessions, session, lang, kata_ = _pick(lang, kata, number)
+        built = report.build(sessions.store, session, kata_, lang, mine)
     _show(built, html_file)
