@@ -273,7 +273,7 @@ class Matcher:
         lang = language(asked)
         (top_score, top), runner_up = scored[0], scored[1][0]
         cue = self.looks_ahead(asked, level)
-        if top_score < FLOOR and not cue or top.id == ASIDE and top_score >= FLOOR:
+        if (top_score < FLOOR and not cue) or (top.id == ASIDE and top_score >= FLOOR):
             return Match(Outcome.NONE, lang)
         close = list(takewhile(lambda pair: pair[0] >= OFFER * top_score, scored))
         later = [(score, item) for score, item in close if item.level > level]
