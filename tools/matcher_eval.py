@@ -252,15 +252,18 @@ class Hearing:
 
 
 HEARING = Hearing()  # main() sets it from the command line
-_METAS: dict[str, dict] = {}
+_METAS: dict[tuple[str | None, str], dict] = {}  # (HEARING.at, kata): each read once a process
 
 
 def meta_of(kata: str) -> dict:
     """A kata's metadata, as of HEARING.at when set."""
+    key = (HEARING.at, kata)
+    if key in _METAS:
+        return _METAS[key]
+    k = catalog.get(kata)
     if HEARING.at is None:
-        return catalog.get(kata).meta
-    if kata not in _METAS:
-        k = catalog.get(kata)
+        _METAS[key] = k.meta
+    else:
         with tempfile.TemporaryDirectory() as tmp:
             paths = [Path(tmp) / "kata.toml", Path(tmp) / "interviewer.toml"]
             for path, now in zip(paths, (k.folder / "kata.toml", k.suite_dir / "interviewer.toml"),
@@ -268,8 +271,8 @@ def meta_of(kata: str) -> dict:
                 path.write_bytes(subprocess.run(
                     ["git", "show", f"{HEARING.at}:{now.relative_to(catalog.ROOT).as_posix()}"],
                     cwd=catalog.ROOT, capture_output=True, check=True).stdout)
-            _METAS[kata] = metadata.load(*paths)
-    return _METAS[kata]
+            _METAS[key] = metadata.load(*paths)
+    return _METAS[key]
 
 
 @contextmanager
