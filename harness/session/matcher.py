@@ -68,20 +68,20 @@ class Item:
     phrasings: tuple[str, ...]
 
 
-# The margin rule, chosen by `tools/matcher_eval.py --choose` on the tuned sets as first heard
+# The margin rule, chosen by `tools/matcher_eval.py --cross`'s grid on every tuned question
 # (tests/matcher/README.md): the most right, less 5 per confident wrong or undeferred later-level
-# question and 0.5 per right one heard through an ask-back; at most 2 % wrong.
+# question and 0.2 per right one heard through an ask-back.
 FLOOR = 0.20       # below this, nothing is close: NONE
-SURE = 0.85        # a best question below this is only offered back, never answered
+SURE = 0.75        # a best question below this is only offered back, never answered
 SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying "your choice" or
                    # "later" gives no rule away, so it may be said from a weaker, clear match
-CUE_FLOOR = 0.30   # a look-ahead question with a later item scoring this much is put off
-CUE_SURE = 0.60    # and the later item named from this; with none that close, it is put off
+CUE_FLOOR = 0.40   # a look-ahead question with a later item scoring this much is put off
+CUE_SURE = 0.50    # and the later item named from this; with none that close, it is put off
                    # unless its best (a question of an open level) scores this
-ALONE = 0.80       # a best scoring ALONE * SURE answers (or is said) too when the runner-up
+ALONE = 0.60       # a best scoring ALONE * SURE answers (or is said) too when the runner-up
                    # scores under ALONE * MARGIN of it: it stands alone
 MARGIN = 0.90      # a runner-up scoring at least this fraction of the best makes a near tie
-OFFER = 0.30       # in a near tie, what scores at least this fraction of the best is offered
+OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
 UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rarest known word
 PREFIX = 6         # an English word longer than this is also known by its first PREFIX letters
