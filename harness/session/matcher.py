@@ -68,20 +68,21 @@ class Item:
     phrasings: tuple[str, ...]
 
 
-# The margin rule, chosen by `tools/matcher_eval.py --cross`'s grid on every tuned question
+# The margin rule, chosen by `tools/matcher_eval.py --choose` on the tuned sets as first heard
 # (tests/matcher/README.md): the most right, less 5 per confident wrong or undeferred later-level
-# question and 0.2 per right one heard through an ask-back.
+# question and 0.5 per right one heard through an ask-back; at most 2 % wrong.
 FLOOR = 0.20       # below this, nothing is close: NONE
-SURE = 0.75        # a best question below this is only offered back, never answered
+SURE = 0.90        # a best question below this is only offered back, never answered
 SURE_ELSE = 0.35   # the same for an open point or a later level's item: saying "your choice" or
                    # "later" gives no rule away, so it may be said from a weaker, clear match
-CUE_FLOOR = 0.40   # a look-ahead question with a later item scoring this much is put off
-CUE_SURE = 0.50    # and the later item named from this; with none that close, it is put off
+CUE_FLOOR = 0.30   # a look-ahead question with a later item scoring this much is put off
+CUE_SURE = 0.60    # and the later item named from this; with none that close, it is put off
                    # unless its best (a question of an open level) scores this
 ALONE = 0.60       # a best scoring ALONE * SURE answers (or is said) too when the runner-up
-                   # scores under ALONE * MARGIN of it: it stands alone
+                   # scores under ALONE * MARGIN of it: it stands alone, if its phrasings know
+KNOWN = 0.50       # this share of the question's weight (else it may be about something else)
 MARGIN = 0.90      # a runner-up scoring at least this fraction of the best makes a near tie
-OFFER = 0.40       # in a near tie, what scores at least this fraction of the best is offered
+OFFER = 0.30       # in a near tie, what scores at least this fraction of the best is offered
 BAG_SHARE = 0.50   # an item's score: 1 - BAG_SHARE of its best phrasing, the rest of all of them
 UNKNOWN = 0.8      # a query word no item knows weighs this fraction of the rarest known word
 PREFIX = 6         # an English word longer than this is also known by its first PREFIX letters
@@ -247,10 +248,10 @@ class Matcher:
         close ones, or for the sentence that looks ahead, when it scores CUE_SURE; without a level
         when it scores CUE_FLOOR or nothing scores CUE_SURE, as an interviewer says nothing of a
         level before it opens. Else below FLOOR is NONE; a clear best (no runner-up within
-        MARGIN, or one that stands ALONE) answers from SURE, or says OPEN or LATER from
-        SURE_ELSE; a later item above SURE atop a near tie is LATER; a near tie offers the open
-        levels' questions among the close ones back (ASK_BACK), unless an aside is one of the two
-        best.
+        MARGIN, or one that stands ALONE and knows KNOWN of the question) answers from SURE, or
+        says OPEN or LATER from SURE_ELSE; a later item above SURE atop a near tie is LATER; a
+        near tie offers the open levels' questions among the close ones back (ASK_BACK), unless
+        an aside is one of the two best.
         """
         lang = language(asked)
         if number := _NUMBER.fullmatch(asked.strip()):
@@ -291,9 +292,12 @@ class Matcher:
                 return Match(Outcome.LATER, lang, (item.id,), item.level)
             if score >= CUE_FLOOR or top_score < CUE_SURE:  # no later entry surely settles it
                 return Match(Outcome.LATER, lang)
+        query = _vector(Counter(terms(asked)), self.idf, self.unknown)  # what the best knows of it:
+        known = sum(w * w for t, w in query.items() if t in self.wholes[self.items.index(top)])
         asks_now = top.level <= level and not top.is_open_point
         clear = (top_score >= (SURE if asks_now else SURE_ELSE) and runner_up < MARGIN * top_score
-                 or top_score >= ALONE * SURE and runner_up < ALONE * MARGIN * top_score)
+                 or top_score >= ALONE * SURE and runner_up < ALONE * MARGIN * top_score
+                 and known >= KNOWN)
         if clear:
             if top.level > level:
                 return Match(Outcome.LATER, lang, (top.id,), top.level)
