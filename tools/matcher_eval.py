@@ -420,8 +420,9 @@ def _heard_rows(chosen: list[Case]) -> list[tuple[Case, Matcher, list, dict[str,
     """Each case with its kata's matcher and its items as scored (the rule is applied later)."""
     matchers, rows = {}, []
     for case in chosen:
-        meta = meta_of(case.kata, commit_of(case))
-        matcher = matchers.setdefault((commit_of(case), case.kata), HEARING.make(meta))
+        key = (commit_of(case), case.kata)
+        meta = meta_of(case.kata, key[0])
+        matcher = matchers.setdefault(key, HEARING.make(meta))
         levels = {q["id"]: q.get("level", 1) for q in meta["questions"]}
         rows.append((case, matcher, matcher.scores(case.text, case.level), levels))
     return rows
@@ -440,13 +441,18 @@ def _apply(rows: list, constants: dict[str, float]) -> Counter:
     return found
 
 
+def _constants() -> dict[str, float]:
+    """matcher.py's values of GRID's constants."""
+    return {name: getattr(matcher_module, name) for name in GRID}
+
+
 def _tune(rows: list, kept: list = ()) -> dict[str, float]:
     """GRID's constants with the most right, less WRONG_COST per wrong or undeferred later-level
     question and CONFIRM_COST per right one heard through an ask-back, among those with at most
     WRONG_MOST wrong that leave no more of `kept`'s later-level questions undeferred than
     matcher.py's: from matcher.py's, each constant in turn takes its best value, until none
     changes (the whole grid is too many to hear)."""
-    current = {name: getattr(matcher_module, name) for name in GRID}
+    current = _constants()
     undeferred = _apply(kept, current)[UNDEFERRED]
 
     def gain(constants: dict[str, float]) -> float:
@@ -472,7 +478,7 @@ def choose() -> str:
     rows = _heard_rows([case for case in cases() if case.first_heard])
     today = _heard_rows([replace(case, first_heard=None) for case in cases() if not case.held_out])
     chosen = _tune(rows, today)
-    current = {name: getattr(matcher_module, name) for name in GRID}
+    current = _constants()
     lines = [f"Chosen on {len(rows)} questions as first heard: "
              + ", ".join(f"{k}={v}" for k, v in chosen.items())]
     for name, constants in (("chosen", chosen), ("matcher.py's", current)):
@@ -490,7 +496,7 @@ def cross_check() -> str:
     first = {case.kata for case in tuned if case.split == TUNED}
     groups = {"first set": [c for c in tuned if c.kata in first],
               "other tuned": [c for c in tuned if c.kata not in first]}
-    current = {name: getattr(matcher_module, name) for name in GRID} | HEARING.constants
+    current = _constants() | HEARING.constants
     lines = ["| tuned on | scored on | constants | n | right | wrong | right, today's constants |"
              " wrong, today's |", "|---|---|---|---|---|---|---|---|"]
     for (name_a, cases_a), (name_b, cases_b) in itertools.permutations(groups.items()):

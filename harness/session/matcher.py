@@ -292,12 +292,10 @@ class Matcher:
                 return Match(Outcome.LATER, lang, (item.id,), item.level)
             if score >= CUE_FLOOR or top_score < CUE_SURE:  # no later entry surely settles it
                 return Match(Outcome.LATER, lang)
-        query = _vector(Counter(terms(asked)), self.idf, self.unknown)  # what the best knows of it:
-        known = sum(w * w for t, w in query.items() if t in self.wholes[self.items.index(top)])
         asks_now = top.level <= level and not top.is_open_point
         clear = (top_score >= (SURE if asks_now else SURE_ELSE) and runner_up < MARGIN * top_score
                  or top_score >= ALONE * SURE and runner_up < ALONE * MARGIN * top_score
-                 and known >= KNOWN)
+                 and self.known(asked, top) >= KNOWN)
         if clear:
             if top.level > level:
                 return Match(Outcome.LATER, lang, (top.id,), top.level)
@@ -312,6 +310,11 @@ class Matcher:
         if not offered:
             return Match(Outcome.NONE, lang)
         return Match(Outcome.ASK_BACK, lang, offered[:MAX_OFFERED])
+
+    def known(self, asked: str, item: Item) -> float:
+        """The share of `asked`'s weight (its terms' squares) that `item`'s phrasings know."""
+        query = _vector(Counter(terms(asked)), self.idf, self.unknown)
+        return sum(w * w for t, w in query.items() if t in self.wholes[self.items.index(item)])
 
     def point(self, point_id: str, lang: str) -> str:
         """The text of an open point (an OPEN match's id) in `lang`, for "your choice: ..."."""
