@@ -56,13 +56,10 @@ def test_every_failing_hint_points_at_a_planted_bug(kata, tmp_path):
     run, output = forkserver.grade_collected(kata, str(stub), [], exitfirst=False)
     stub_fails = failed(run)
     assert stub_fails, output[-2000:]
-    titles = sorted({t for t, _ in stub_fails})
     causes: dict[str, set[str]] = {}  # hint category -> the names of the bugs behind it
     for mutant in (m for m in mutants.load(kata) if m.planted):
-        run, output = forkserver.grade_collected(kata, f"mutant:{mutant.name}", titles,
-                                              exitfirst=False)
-        assert run.import_error is None, run.import_error
-        for _, hint in failed(run) & stub_fails:
+        fails = set(failing_titles(kata, mutant))
+        for hint in {h for t, h in stub_fails if t in fails}:
             causes.setdefault(hint, set()).add(mutant.name)
     by_name = {m.name: m for m in mutants.load(kata)}
     problems = []
@@ -92,19 +89,25 @@ def test_a_planted_bug_alone_fails_tests_of_its_own_hint_category(kata, mutant):
     debugging round is graded on finding the bug, and a hint that points elsewhere misleads."""
     hints = {r.title: r.hint for r in collected_hints(kata)}
     own = hints[mutant.caught_by[0]]
-    # One per scorecard line, in its order: parametrized cases share a title and a line.
-    if signatures.stale(kata) is None:  # its signature is the whole suite's failures
-        stored = signatures.load(kata)
-        failing = [t for t in stored.tests if t in stored.signatures[mutant.name]]
-    else:
-        run, _ = forkserver.grade_collected(kata, f"mutant:{mutant.name}", [], exitfirst=False)
-        failing = list(dict.fromkeys(r.title for r in run.results if r.failed and r.level > 0))
+    failing = failing_titles(kata, mutant)
     assert failing
     assert hints[failing[0]] == own, f"the first failing line is [{hints[failing[0]]}], not [{own}]"
     share = sum(hints[t] == own for t in failing) / len(failing)
     others = sorted(f"{t} [{hints[t]}]" for t in failing if hints[t] != own)
     assert share >= PRECISION, (f"{share:.0%} of its {len(failing)} failing tests carry [{own}]; "
                                 "the others:\n" + "\n".join(others))
+
+
+def failing_titles(kata, mutant) -> list[str]:
+    """The hidden titles a planted bug alone fails in the whole suite, one per scorecard line in
+    its order (parametrized cases share a title and a line): its stored signature when current,
+    else a grading of it."""
+    if signatures.stale(kata) is None:
+        stored = signatures.load(kata)
+        return [t for t in stored.tests if t in stored.signatures[mutant.name]]
+    run, _ = forkserver.grade_collected(kata, f"mutant:{mutant.name}", [], exitfirst=False)
+    assert run.import_error is None, run.import_error
+    return list(dict.fromkeys(r.title for r in run.results if r.failed and r.level > 0))
 
 
 @functools.cache
