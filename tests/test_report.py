@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
 import sys
 import textwrap
+
+import pytest
 
 from harness import catalog, grading, results
 
@@ -29,14 +32,17 @@ def pytest_on(impl: str, *extra: str) -> str:
     return proc.stdout
 
 
-def learner_file(tmp_path) -> str:
-    path = tmp_path / "auc.py"
+@pytest.fixture(scope="module")
+def half_right(tmp_path_factory):
+    """pytest on HALF_RIGHT with some options: its output, run once per process for each set of
+    options, since several tests read the same run."""
+    path = tmp_path_factory.mktemp("learner") / "auc.py"
     path.write_text(textwrap.dedent(HALF_RIGHT), encoding="utf-8")
-    return str(path)
+    return functools.cache(lambda *extra: pytest_on(str(path), *extra))
 
 
-def test_the_scorecard_is_the_last_thing_printed(tmp_path):
-    out = pytest_on(learner_file(tmp_path))
+def test_the_scorecard_is_the_last_thing_printed(half_right):
+    out = half_right()
     lines = out.rstrip().splitlines()
     assert "FAILED: " in lines[-2] and "hidden tests" in lines[-2], out[-3000:]
     assert lines[-1].strip().startswith("recorded in "), out[-3000:]  # the scorecard's last line
@@ -44,13 +50,12 @@ def test_the_scorecard_is_the_last_thing_printed(tmp_path):
     assert " failed" in out[:scorecard].splitlines()[-2], out[-3000:]  # pytest's own count first
 
 
-def test_hidden_node_ids_show_only_with_reveal(tmp_path):
-    path = learner_file(tmp_path)
-    out = pytest_on(path)
+def test_hidden_node_ids_show_only_with_reveal(half_right):
+    out = half_right()
     assert "harness/suites/auc_roc/test_level1.py::" not in out, out[-3000:]
     assert "FAILED katas/auc_roc/test_auc_roc.py::" in out  # the learner's visible examples stay
     assert "tied scores must count one half" in out.split("kata scorecard")[-1]
-    assert "harness/suites/auc_roc/test_level1.py::" in pytest_on(path, "--reveal")
+    assert "harness/suites/auc_roc/test_level1.py::" in half_right("--reveal")
 
 
 def test_an_examples_only_run_says_the_hidden_suite_did_not_run():
@@ -64,12 +69,11 @@ def test_an_examples_only_run_says_the_hidden_suite_did_not_run():
     assert re.search(r"PASSED: (\d+)/\1 examples", last) and "hidden suite did not run" in last
 
 
-def test_progress_lines_name_the_hidden_level_not_its_file(tmp_path):
-    path = learner_file(tmp_path)
-    out = pytest_on(path)
+def test_progress_lines_name_the_hidden_level_not_its_file(half_right):
+    out = half_right()
     assert "harness/suites" not in out, out[-3000:]
     assert "auc_roc · hidden Level 1 " in out and "auc_roc · hidden Level 3 " in out
-    assert "harness/suites/auc_roc/test_level1.py " in pytest_on(path, "--reveal")
+    assert "harness/suites/auc_roc/test_level1.py " in half_right("--reveal")
 
 
 def test_a_level_blocked_by_a_lower_one_says_so_and_how_it_did():
