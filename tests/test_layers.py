@@ -16,8 +16,9 @@ GOAL = 5_200  # issue 33's aim for the framework's size
 # 6,496 after the second pass of issue 33; 6,508 with typer's conversion errors in the catalogue;
 # 6,513 with a time limit that stops its timer even when a repeat alarm lands as it ends;
 # 6,522 with the matcher putting off a look-ahead no later entry surely settles; 6,444 after a
-# third trimming pass; 6,451 with a lone match answered only on words its entry knows.
-CEILING = 6_451
+# third trimming pass; 6,451 with a lone match answered only on words its entry knows; 6,452
+# with the command for a missing --file pasteable from any folder.
+CEILING = 6_452
 
 
 def sources() -> list[Path]:

@@ -152,6 +152,12 @@ def test_a_missing_file_is_offered_from_the_stub_or_said_how(tmp_path, clock):
     assert current().file == str(new.resolve())
 
 
+def test_the_command_for_a_missing_file_works_from_any_folder(tmp_path, monkeypatch, clock):
+    monkeypatch.chdir(tmp_path)  # outside the checkout: the stub by its whole path
+    declined = kata("mock", "auc_roc", "--file", "mine.py", input="n\n")
+    assert f"cp {AUC.stub_path} mine.py" in " ".join(declined.output.split())
+
+
 def test_submit_hint_shows_the_hint_without_saying_how_to_ask_for_one(work, clock, grader):
     start(work)
     grader.runs.append(make_run(set()))

@@ -139,8 +139,9 @@ def _new_file(file: Path, kata: catalog.Kata, screen: Screen) -> None:
     except typer.Abort:  # no input to read the answer from
         yes = False
     if not yes:
-        stub = kata.stub_path.relative_to(catalog.ROOT)
-        screen.say("file_how", "yellow", file=file, stub=stub)
+        stub, here = kata.stub_path, Path.cwd()  # the command is pasted here: relative below it
+        screen.say("file_how", "yellow", file=file,
+                   stub=stub.relative_to(here) if stub.is_relative_to(here) else stub)
         raise typer.Exit(1)
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(kata.pristine_stub(), encoding="utf-8")
