@@ -171,27 +171,29 @@ def _timeout_in(exc: BaseException | None) -> KataTimeout | None:
     return exc
 
 
-def _verdict(excinfo) -> str:
+def _verdict(excinfo, lang: str | None = None) -> str:
     timeout = _timeout_in(excinfo.value)
     if timeout is not None:
-        return say("grade.slow_wrong") if timeout.found_failure else str(timeout)
+        return say("grade.slow_wrong" if timeout.found_failure else "grade.timed_out", lang,
+                   seconds=timeout.seconds)
     if excinfo.errisinstance(NotRun):
-        return say("grade.not_run")
+        return say("grade.not_run", lang)
     if isinstance(excinfo.value, BaseExceptionGroup):
         # Hypothesis found several distinct failures: say what they were, never the group that
         # carries them ("wrong answer (2 distinct failing examples)", "wrong answer; raised X").
         leaves = _leaves(excinfo.value)
-        kinds = list(dict.fromkeys(_kind(e) for e in leaves))
-        return say("grade.distinct", kinds=say("grade.kinds_sep").join(kinds), n=len(leaves))
-    return _kind(excinfo.value)
+        kinds = list(dict.fromkeys(_kind(e, lang) for e in leaves))
+        return say("grade.distinct", lang, kinds=say("grade.kinds_sep", lang).join(kinds),
+                   n=len(leaves))
+    return _kind(excinfo.value, lang)
 
 
-def _kind(exc: BaseException) -> str:
+def _kind(exc: BaseException, lang: str | None = None) -> str:
     if isinstance(exc, AssertionError | pytest.fail.Exception):
-        return say("grade.wrong")
+        return say("grade.wrong", lang)
     if isinstance(exc, NotImplementedError):
-        return say("grade.not_implemented")
-    return say("grade.raised", name=type(exc).__name__)
+        return say("grade.not_implemented", lang)
+    return say("grade.raised", lang, name=type(exc).__name__)
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -324,7 +326,9 @@ class Grader:
             result.outcome = "skipped"
         elif report.failed:
             result.outcome = "failed"
-            result.verdict = result.verdict or _verdict(call.excinfo)
+            if not result.verdict:  # each language's, for a screen in another (a pair session)
+                result.verdicts = {lang: _verdict(call.excinfo, lang) for lang in catalog.LANGS}
+                result.verdict = _verdict(call.excinfo)  # the learner's
             if timed_out:
                 self.hung.add(entry[0])
             if (timed_out and result.level == EXAMPLES) or result.verdict == say("grade.not_run"):

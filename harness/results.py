@@ -23,6 +23,7 @@ class TestResult:
     hint: str | None
     outcome: str = "passed"  # passed | failed | skipped
     verdict: str = ""  # for a failure: wrong answer, raised TypeError, timed out after 10 s, ...
+    verdicts: dict[str, str] = field(default_factory=dict)  # the verdict in each language
 
     @property
     def failed(self) -> bool:

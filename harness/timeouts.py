@@ -17,12 +17,13 @@ REPLAY_GRACE = 5
 class KataTimeout(BaseException):
     """A BaseException, so neither learner code nor Hypothesis swallows it as an ordinary error.
 
-    `found_failure`: Hypothesis had already found a failing example when time ran out.
+    `found_failure`: Hypothesis had already found a failing example when time ran out;
+    `seconds`: the limit.
     """
 
-    def __init__(self, message: str, *, found_failure: bool = False) -> None:
+    def __init__(self, message: str, *, found_failure: bool = False, seconds: float = 0) -> None:
         super().__init__(message)
-        self.found_failure = found_failure
+        self.found_failure, self.seconds = found_failure, seconds
 
 
 def failing_hypothesis_run(frame) -> object | None:
@@ -60,7 +61,7 @@ def time_limit(seconds: float) -> Iterator[None]:
             runner.finish_shrinking_deadline = 0.0
             return
         raise KataTimeout(say("grade.timed_out", seconds=seconds),
-                          found_failure=runner is not None)
+                          found_failure=runner is not None, seconds=seconds)
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)

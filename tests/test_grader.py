@@ -199,16 +199,18 @@ def test_several_distinct_failures_are_named_by_what_they_are_never_as_a_group()
     says what they were, never "raised ExceptionGroup"."""
     from harness.plugin import _verdict
 
-    def verdict(*errors: BaseException) -> str:
+    def verdict(*errors: BaseException, lang: str | None = None) -> str:
         with pytest.raises(ExceptionGroup) as raised:
             raise ExceptionGroup("Hypothesis", errors)
-        return _verdict(raised)
+        return _verdict(raised, lang)
 
     assert verdict(AssertionError("a"), AssertionError("b")) == \
         "wrong answer (2 distinct failing examples)"
     mixed = verdict(AssertionError(), KeyError("k"), ExceptionGroup("inner", [AssertionError()]))
     assert mixed == "wrong answer; raised KeyError (3 distinct failing examples)"
     assert "ExceptionGroup" not in mixed
+    assert verdict(AssertionError("a"), KeyError("k"), lang="zh-TW") == \
+        "答案錯誤；拋出 KeyError（2 個不同的失敗範例）"  # as a screen in Chinese says it
 
 
 def test_a_time_limit_is_lifted_even_when_a_repeat_alarm_lands_as_it_ends(monkeypatch):

@@ -17,8 +17,9 @@ GOAL = 5_200  # issue 33's aim for the framework's size
 # 6,513 with a time limit that stops its timer even when a repeat alarm lands as it ends;
 # 6,522 with the matcher putting off a look-ahead no later entry surely settles; 6,444 after a
 # third trimming pass; 6,451 with a lone match answered only on words its entry knows; 6,452
-# with the command for a missing --file pasteable from any folder.
-CEILING = 6_452
+# with the command for a missing --file pasteable from any folder; 6,464 with verdicts kept in
+# both languages, for a screen in the other one.
+CEILING = 6_464
 
 
 def sources() -> list[Path]:

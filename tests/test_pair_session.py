@@ -193,6 +193,21 @@ def test_the_script_lists_the_top_mistakes_first_and_folds_the_rest(tmp_path):
     assert page.index("first 7×") < page.index("<details>") < page.index(found[1].name)
 
 
+def test_each_side_reads_the_verdicts_in_its_own_language(collected, work, clock, grader, likely):
+    start(work, "--pair")  # the candidate's session is in English
+    run = make_run(set())
+    for r in (r for r in run.results if r.verdict):  # as the grader records them
+        r.verdicts = {lang: words.say("grade.wrong", lang) for lang in catalog.LANGS}
+    grader.runs.append(run)
+    work.write_text(V1, encoding="utf-8")
+    assert f"{L1[0][0]} — wrong answer" in plain(kata("mock", "submit").output)
+    kata("mock", "end")
+    for command in (["interviewer", "watch", "--session", "1", "--lang", "zh-TW"],
+                    ["mock", "scorecard", "--lang", "zh-TW"]):
+        said = plain(kata(*command).output)
+        assert "答案錯誤" in said and "wrong answer" not in said, (command, said)
+
+
 def test_the_new_screens_of_the_pair_mode_are_chinese(collected, work, clock, grader, likely,
                                                        monkeypatch):
     monkeypatch.setenv("KATA_LANG", "zh-TW")

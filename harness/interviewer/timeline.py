@@ -110,10 +110,11 @@ class Timeline:
                                      removed=sum(line.startswith("-") for line in changes)))
             return out
         # what the candidate saw: each failing title once, with the verdict it printed
-        for f, n in counted(submit.shown()):
-            where = say("ev_where", self.lang, n=f.level) if f.level != e.level else ""
-            out.append(self.line("ev_failure", "red", where=where, title=f.title, hint=f.hint,
-                                 verdict=f.verdict, times=times(n)))
+        for (level, title, hint, verdict), n in counted(
+                (f.level, f.title, f.hint, f.said(self.lang)) for f in submit.shown()):
+            where = say("ev_where", self.lang, n=level) if level != e.level else ""
+            out.append(self.line("ev_failure", "red", where=where, title=title, hint=hint,
+                                 verdict=verdict, times=times(n)))
         for found in likely(self.kata, submit):
             try:
                 mistake = mutants.get(self.kata, found.mutant).mistake[self.lang]

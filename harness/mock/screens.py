@@ -127,7 +127,8 @@ class Screen(Base):
             self.say("recorded" if v.stored else "not_recorded", "dim", why=v.recorded)
 
     def failures(self, failures: list[Failure], current: int | None = None) -> None:
-        for (level, title, verdict), n in counted((f.level, f.title, f.verdict) for f in failures):
+        for (level, title, verdict), n in counted((f.level, f.title, f.said(self.lang))
+                                                  for f in failures):
             where = self.words("where", n=level) if level != current else ""
             self.say("failure", "red", where=where, title=title, verdict=verdict, times=times(n))
 

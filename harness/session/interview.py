@@ -120,7 +120,7 @@ def _record(sessions: Sessions, session: Session, run: KataRun, at: float,
     the scorecard, the hints and the interviewer's diffs need, nothing of pytest's output."""
     level, counts = session.level, run.level_counts()
     # A file that does not import "fails" every test the same way: none is listed then.
-    failed = [] if run.import_error else [Failure(r.level, r.title, r.hint, r.verdict)
+    failed = [] if run.import_error else [Failure(r.level, r.title, r.hint, r.verdicts or r.verdict)
                                           for r in run.results if r.failed]
     # The visible examples are the learner's own tool (and may call later levels' API): only
     # hidden tests judge a level.

@@ -58,7 +58,11 @@ class Failure:
     level: int
     title: str
     hint: str | None  # its hint category
-    verdict: str
+    verdict: dict[str, str] | str  # in each language (in one: an older log)
+
+    def said(self, lang: str) -> str:
+        """The verdict in `lang`, where it was recorded in it."""
+        return self.verdict if isinstance(self.verdict, str) else self.verdict[lang]
 
 
 @dataclass(frozen=True)
