@@ -68,14 +68,17 @@ def list_katas(lang: str = LangOpt) -> None:
         except (KeyError, ValueError) as exc:  # a kata.toml being written, or broken
             rows.append([kata.name, say("cli.incomplete", lang, error=exc), "", "", ""])
     heads = [say(f"cli.col_{c}", lang) for c in ("kata", "title", "levels", "minutes", "best")]
+    print_wrapped(heads, rows)
+
+
+def print_wrapped(heads: list[str], rows: list[list[str]]) -> None:
+    """A table whose second column is prose, wrapped here by cells and never inside a word (rich
+    would fold "stable" into "st" and "able", or O(n^2) in two), in what the other columns
+    leave: each takes its width, 2 of padding and a border."""
     widths = [max(cell_len(line) for cell in column for line in cell.split("\n"))
               for column in zip(heads, *rows, strict=True)]
-    # Titles are wrapped here, by cells and never inside a word (rich would fold "stable" into
-    # "st" and "able"), in what the other columns leave: each takes its width, 2 of padding and
-    # a border.
     room = max(console.width - sum(widths) + widths[1] - 3 * len(heads) - 1, 12)
-    table = Table(Column(heads[0], no_wrap=True), Column(heads[1], overflow="fold"), *heads[2:4],
-                  Column(heads[4], overflow="fold"))
+    table = Table(Column(heads[0], no_wrap=True), *(Column(h, overflow="fold") for h in heads[1:]))
     for row in rows:
         table.add_row(row[0], "\n".join(cjk.wrap(row[1], room)), *row[2:])
     console.print(table)
@@ -255,13 +258,10 @@ def mutants_(name: str = KataArg,
                       *(["--rules"] if rule_map else [])]), kata)
     if chosen is None and not rule_map:
         earned = command.earned(store, kata)
-        table = Table(Column(say("cli.col_mutant", lang), no_wrap=True),
-                      Column(say("cli.col_mistake", lang), overflow="fold"))
-        for m in found:
-            # A debugging kata's planted bugs are the puzzle: named, but not told, until earned.
-            hidden = m.planted and not earned
-            table.add_row(m.name, say("cli.planted_hidden", lang) if hidden else m.mistake[lang])
-        console.print(table)
+        # A debugging kata's planted bugs are the puzzle: named, but not told, until earned.
+        print_wrapped([say("cli.col_mutant", lang), say("cli.col_mistake", lang)],
+                      [[m.name, say("cli.planted_hidden", lang) if m.planted and not earned
+                        else m.mistake[lang]] for m in found])
         return
     command.reveal(store, kata, say("cli.reveal_rules" if rule_map else "cli.reveal_diff", lang),
                    yes)

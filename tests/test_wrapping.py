@@ -1,4 +1,5 @@
-"""Chinese wraps like Chinese: `kata show` at 80 columns keeps every word whole and cuts no line."""
+"""Chinese wraps like Chinese: `kata show` and `kata mutants` at 80 columns keep every word whole
+and cut no line."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from harness.cli import app
 WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
-def show(monkeypatch, name: str, columns: int) -> str:
+def show(monkeypatch, name: str, columns: int, command: str = "show") -> str:
     monkeypatch.setenv("COLUMNS", str(columns))
-    result = CliRunner().invoke(app, ["show", name, "--lang", "zh-TW"])
+    result = CliRunner().invoke(app, [command, name, "--lang", "zh-TW"])
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -36,6 +37,13 @@ def test_kata_show_in_chinese_keeps_every_word_whole_at_80_columns(monkeypatch, 
         if line.strip() not in code and cell_len(line) > 80:  # only code wider than a line runs on
             assert any(span in line for span in long_code), line
         assert not line.lstrip() or line.lstrip()[0] not in "，。、；：！？）」』", line
+
+
+@pytest.mark.parametrize("name", [k.name for k in catalog.all_katas()])
+def test_kata_mutants_in_chinese_keeps_every_word_whole_at_80_columns(monkeypatch, name):
+    wide, narrow = (show(monkeypatch, name, columns, "mutants") for columns in (400, 80))
+    assert Counter(WORD.findall(narrow)) == Counter(WORD.findall(wide))
+    assert max(cell_len(line) for line in narrow.splitlines()) <= 80
 
 
 @pytest.mark.parametrize("text, width, lines", [
