@@ -3,6 +3,7 @@ rules, Markdown prompts and code (harness.render). Plain text when not a termina
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -34,7 +35,14 @@ class Screen:
             self.console.print(Text(" " * indent) + line, soft_wrap=True)
 
     def rule(self, title: str) -> None:
-        self.console.rule(Text(title, style="bold"))
+        """A rule with the title in it; a title too long for that (rich would cut it with "…")
+        goes below a bare rule, wrapped."""
+        if cell_len(title) + 4 <= self.console.width:  # a space and a rule's end on each side
+            self.console.rule(Text(title, style="bold"))
+            return
+        self.console.rule()
+        for line in render.wrap([(title, "bold", False)], self.console.width):
+            self.console.print(line, soft_wrap=True)
 
     def markdown(self, markdown: str) -> None:
         render.print_markdown(self.console, markdown, self.lang)

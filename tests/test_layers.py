@@ -18,8 +18,9 @@ GOAL = 5_200  # issue 33's aim for the framework's size
 # 6,522 with the matcher putting off a look-ahead no later entry surely settles; 6,444 after a
 # third trimming pass; 6,451 with a lone match answered only on words its entry knows; 6,452
 # with the command for a missing --file pasteable from any folder; 6,464 with verdicts kept in
-# both languages, for a screen in the other one.
-CEILING = 6_464
+# both languages, for a screen in the other one; 6,472 with a rule's title too long for it wrapped
+# below it, not cut.
+CEILING = 6_472
 
 
 def sources() -> list[Path]:

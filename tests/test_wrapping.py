@@ -3,15 +3,18 @@ and cut no line."""
 
 from __future__ import annotations
 
+import io
 import re
 from collections import Counter
 
 import pytest
 from rich.cells import cell_len
+from rich.console import Console
 from typer.testing import CliRunner
 
 from harness import catalog, cjk
 from harness.cli import app
+from harness.screen import Screen
 
 WORD = re.compile(r"[A-Za-z0-9_]+")
 
@@ -44,6 +47,18 @@ def test_kata_mutants_in_chinese_keeps_every_word_whole_at_80_columns(monkeypatc
     wide, narrow = (show(monkeypatch, name, columns, "mutants") for columns in (400, 80))
     assert Counter(WORD.findall(narrow)) == Counter(WORD.findall(wide))
     assert max(cell_len(line) for line in narrow.splitlines()) <= 80
+
+
+def test_a_title_too_long_for_its_rule_goes_whole_below_it():
+    out = io.StringIO()
+    screen = Screen(Console(file=out, width=40), "en")
+    screen.rule("Level 1 · Routing")
+    long = "Level 2 of 3 · Overload: priorities, a bounded queue, shedding, a retry budget"
+    screen.rule(long)
+    short, *rest = out.getvalue().splitlines()
+    assert "Level 1 · Routing" in short and short.startswith("─")
+    assert Counter(WORD.findall("\n".join(rest))) == Counter(WORD.findall(long))  # never cut
+    assert all(cell_len(line) <= 40 for line in rest) and "…" not in "".join(rest)
 
 
 @pytest.mark.parametrize("text, width, lines", [
