@@ -1,14 +1,18 @@
-"""Shared pieces of the benchmarks: a best-of timer, a table that prints itself and can be saved as
-Markdown, and plots drawn once per language of the docs."""
+"""Shared pieces of the benchmarks: a best-of timer, a table that prints itself in either language
+and can be saved as Markdown, and plots drawn once per language of the docs."""
 
 from __future__ import annotations
 
 import os
 import platform
+import re
 import time
 from collections.abc import Callable
 from datetime import date
+from functools import cache
 from pathlib import Path
+
+from harness import tomlfile
 
 
 def pyplot():
@@ -62,11 +66,44 @@ def best(fn: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
+@cache
+def chinese() -> dict:
+    """The tables' Chinese, for `kata bench` and the docs' Benchmarks page (see its header)."""
+    return tomlfile.read(Path(__file__).with_name("bench.zh-TW.toml"))
+
+
+def cell_chinese(cell: str) -> str:
+    """A body cell's Chinese: its own under [rows], else each row pattern applied in turn. A
+    figure matches none and stays as measured."""
+    if cell in chinese()["rows"]:
+        return chinese()["rows"][cell]
+    for row in chinese()["row_patterns"]:
+        cell = re.sub(row["en"], row["zh-TW"], cell)
+    return cell
+
+
+def note_chinese(text: str) -> str:
+    """Notes (or a whole results file) with each known note in Chinese."""
+    for note in chinese()["notes"]:
+        text = re.sub(note["en"], note["zh-TW"], text, flags=re.MULTILINE)
+    return text
+
+
 class Table:
     def __init__(self, *columns: str) -> None:
         self.columns = columns
         self.rows: list[tuple[str, ...]] = []
         self.notes: list[str] = []  # printed and saved under the table
+
+    def said(self, lang: str) -> Table:
+        """The table in `lang`: in Chinese its columns, the cells that are words and the notes;
+        the figures as measured. What is saved stays English, the docs' source."""
+        if lang == "en":
+            return self
+        shown = Table(*(chinese()["columns"].get(c) or cell_chinese(c) for c in self.columns))
+        shown.rows = [tuple(cell_chinese(c) for c in row) for row in self.rows]
+        shown.notes = [note_chinese(n) for n in self.notes]
+        return shown
 
     def add(self, *cells: object) -> None:
         self.rows.append(tuple(str(c) for c in cells))

@@ -194,10 +194,11 @@ def print_table(table: BenchTable, title: str) -> None:
         return
     console.print(title, style="bold", highlight=False, markup=False)
     for row in table.rows:
-        console.print(f"{table.columns[0]}: {row[0]}", style="bold", highlight=False,
-                      markup=False)
+        console.print(say("cli.cell", column=table.columns[0], value=row[0]), style="bold",
+                      highlight=False, markup=False)
         for column, cell in zip(table.columns[1:], row[1:], strict=True):
-            console.print(f"  {column}: {cell}", highlight=False, markup=False)
+            console.print("  " + say("cli.cell", column=column, value=cell), highlight=False,
+                          markup=False)
 
 
 @app.command()
@@ -217,8 +218,9 @@ def bench(name: str = KataArg, impl: str = typer.Option("solution", "--impl"),
         table = runner.main(module, quick=quick, out=out)
     except NotImplementedError as exc:
         fail(say("cli.not_everything", impl=impl, error=repr(exc)), code=1)
-    print_table(table, f"{kata.name} · {impl}")
-    for note in table.notes + ([say("cli.quick")] if quick else []):
+    shown = table.said(language(None))  # what --out saves stays English, the docs' source
+    print_table(shown, f"{kata.name} · {impl}")
+    for note in shown.notes + ([say("cli.quick")] if quick else []):
         console.print(note, highlight=False, markup=False)
     if out:
         table.save(out / f"{kata.name}.md", f"{kata.title('en')}: benchmark")

@@ -19,8 +19,9 @@ GOAL = 5_200  # issue 33's aim for the framework's size
 # third trimming pass; 6,451 with a lone match answered only on words its entry knows; 6,452
 # with the command for a missing --file pasteable from any folder; 6,464 with verdicts kept in
 # both languages, for a screen in the other one; 6,472 with a rule's title too long for it wrapped
-# below it, not cut.
-CEILING = 6_472
+# below it, not cut; 6,511 with `kata bench` printing its table in Chinese (its words moved from
+# the docs' hooks).
+CEILING = 6_511
 
 
 def sources() -> list[Path]:

@@ -80,6 +80,13 @@ def zh(monkeypatch):
     monkeypatch.setenv("KATAS_MAINTAINER", "1")  # the script without its reveal question
 
 
+def test_kata_bench_prints_its_table_in_chinese_and_saves_it_in_english(zh, tmp_path):
+    pytest.importorskip("sklearn", reason="the auc_roc benchmark compares with scikit-learn")
+    result = kata("bench", "auc_roc", "--quick", "--out", str(tmp_path))
+    assert result.exit_code == 0 and english(result.output) == [], result.output
+    assert "| samples |" in (tmp_path / "auc_roc.md").read_text()  # the docs' source
+
+
 def test_the_scorecard_list_and_progress_are_chinese(zh, tmp_path):
     stub = tmp_path / "auc.py"
     stub.write_text(AUC.pristine_stub(), encoding="utf-8")

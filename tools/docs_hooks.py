@@ -46,14 +46,13 @@ import importlib.util
 import json
 import re
 import tomllib
-from functools import cache
 from pathlib import Path
 
 import jieba
 from latex2mathml.converter import convert as mathml
 from mkdocs.plugins import event_priority
 
-from harness import catalog, metadata, mutants
+from harness import bench, catalog, metadata, mutants
 from harness.cjk import prose  # the CLI joins Chinese lines the same way
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -225,39 +224,22 @@ def _benchmarks(docs_dir: Path, lang: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-@cache
-def _bench_words() -> dict:
-    return tomllib.loads((ROOT / "docs" / "benchmarks" / "zh-TW.toml").read_text(encoding="utf-8"))
-
-
-def _row_chinese(cell: str, words: dict) -> str:
-    """A body cell's Chinese: its own under [rows], else each row pattern applied in turn. A
-    figure matches none and stays as measured."""
-    if cell in words["rows"]:
-        return words["rows"][cell]
-    for row in words["row_patterns"]:
-        cell = re.sub(row["en"], row["zh-TW"], cell)
-    return cell
-
-
 def bench_chinese(body: str, group: str) -> str:
-    """A benchmark file's results in Chinese (docs/benchmarks/zh-TW.toml): the kata's Chinese
+    """A benchmark file's results in Chinese (harness/bench.zh-TW.toml): the kata's Chinese
     title as the heading, the columns' names, the notes and the cells that are words (a row's
     label, a figure's remark); the figures stay as measured."""
-    words = _bench_words()
     meta = _meta(group) if (KATAS / group / "kata.toml").is_file() else None
     if meta:
         body = re.sub(r"^(#+) .*: benchmark$", lambda m: f"{m.group(1)} {meta['title']['zh-TW']}"
                       "\uff1a效能基準", body, flags=re.MULTILINE)
-    for note in words["notes"]:
-        body = re.sub(note["en"], note["zh-TW"], body, flags=re.MULTILINE)
+    body = bench.note_chinese(body)
     lines = body.split("\n")
     for n, names_columns in table_rows(lines):
         cells = _cells(lines[n])
         if names_columns:
-            cells = [words["columns"].get(c, c) for c in cells]
+            cells = [bench.chinese()["columns"].get(c, c) for c in cells]
         else:
-            cells = [_row_chinese(c, words) for c in cells]
+            cells = [bench.cell_chinese(c) for c in cells]
         lines[n] = "| " + " | ".join(cells) + " |"
     return "\n".join(lines)
 

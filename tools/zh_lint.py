@@ -46,7 +46,7 @@ GLOSSARY = ROOT / "docs" / "glossary.toml"
 # Where zh-TW text lives, as globs under the repository: add a file or a pattern here and both the
 # command and tests/test_zh_typography.py check it.
 SOURCES = ["katas/*/kata.toml", "harness/suites/*/*.toml", "harness/session/*.toml",
-           "harness/words.toml", "docs/**/*.zh-TW.md", "docs/benchmarks/zh-TW.toml"]
+           "harness/words.toml", "docs/**/*.zh-TW.md", "harness/bench.zh-TW.toml"]
 
 HAN = r"\u3400-\u9fff"
 WIDE = r"\u3000-\u303f\uff00-\uffef"  # full-width marks: 。，、；：（）「」

@@ -1,6 +1,6 @@
 """The Chinese Benchmarks page speaks Chinese: every benchmark file's heading, column names, notes
 and the table cells that are words (a row's label, a figure's remark) have their Chinese in
-docs/benchmarks/zh-TW.toml; the figures stay as measured."""
+harness/bench.zh-TW.toml; the figures stay as measured."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from harness import bench
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = sorted((ROOT / "docs" / "benchmarks").rglob("*.md"))
@@ -29,15 +31,15 @@ def _chinese(path: Path) -> str:
 
 @pytest.mark.parametrize("path", RESULTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_headings_columns_and_notes_have_their_chinese(path):
-    words = hooks._bench_words()["columns"]
+    words = bench.chinese()["columns"]
     lines = _chinese(path).splitlines()
     heads = [lines[n] for n, names_columns in hooks.table_rows(lines) if names_columns]
     english = [cell.strip() for line in heads for cell in line.strip("|").split("|")
                if cell.strip() not in words.values()]
     prose = [line for line in lines if not line.startswith("|") and not HAN.search(line)
              and ENGLISH.search(re.sub(r"`[^`]*`", "", line))]
-    assert not english, f"columns with no Chinese in docs/benchmarks/zh-TW.toml: {english}"
-    assert not prose, f"lines with no Chinese in docs/benchmarks/zh-TW.toml: {prose}"
+    assert not english, f"columns with no Chinese in harness/bench.zh-TW.toml: {english}"
+    assert not prose, f"lines with no Chinese in harness/bench.zh-TW.toml: {prose}"
 
 
 @pytest.mark.parametrize("path", RESULTS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -49,7 +51,7 @@ def test_cells_that_are_words_have_their_chinese(path):
     english = [cell for cell in dict.fromkeys(cells) if not HAN.search(cell)
                and len(WORD.findall(re.sub(r"`[^`]*`", "", cell))) >= 2]
     assert not english, (f"{path.relative_to(ROOT)}: cells with no Chinese in "
-                         f"docs/benchmarks/zh-TW.toml [rows] or [[row_patterns]]: {english}")
+                         f"harness/bench.zh-TW.toml [rows] or [[row_patterns]]: {english}")
 
 
 def test_a_rerun_keeps_the_translation_and_the_figures():

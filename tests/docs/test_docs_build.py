@@ -112,7 +112,7 @@ def test_benchmarks_page_shows_every_result_present(site):
             title = first[2:] if first.startswith("# ") else table.stem
             if table.stem in kata_titles():  # a kata's results go under the kata's one title
                 title = kata_titles()[table.stem][lang]
-            elif lang != "en":  # the Chinese page titles it in Chinese (docs/benchmarks/zh-TW.toml)
+            elif lang != "en":  # the Chinese page titles it in Chinese (harness/bench.zh-TW.toml)
                 title = hooks.bench_chinese(f"# {title}", hooks._group(table))[2:]
             assert letters(title) in text, f"{table.name} is missing from the {lang} page"
         for plot in plots:
