@@ -48,17 +48,18 @@ def _child(cmd: list[str], tmp: Path) -> tuple[int | None, str]:
 
 
 def grade(kata: catalog.Kata, impl: str = "stub", *extra: str, hidden_only: bool = False,
-          via: str = "none", run: Runner = _child) -> tuple[KataRun, str]:
+          via: str = "none", lang: str | None = None, run: Runner = _child) -> tuple[KataRun, str]:
     """Run the kata's examples and hidden suite; return the results and pytest's output.
 
     `via`: how a full run of the learner's file is recorded in the progress store (`grade`,
-    `mock`), or `none`. `run`: what runs the pytest command (the project's tests fork it from a
-    warm server, tests/forkserver.py)."""
+    `mock`), or `none`. `lang`: the language it speaks (default: the learner's). `run`: what
+    runs the pytest command (the project's tests fork it from a warm server, forkserver.py)."""
     impl = kata.impl_arg(impl)
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "results.json"
         cmd = pytest_command(kata, impl, f"--kata-json={report}", f"--kata-via={via}", "-q",
-                             "--no-header", *extra, hidden_only=hidden_only)
+                             "--no-header", *([f"--kata-lang={lang}"] if lang else []), *extra,
+                             hidden_only=hidden_only)
         code, output = run(cmd, Path(tmp))
         found = result(kata, report, code, output)
     found.impl = impl

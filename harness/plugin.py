@@ -64,12 +64,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only the hidden tests with this title (repeatable); no examples")
     group.addoption("--kata-via", default="pytest", choices=[*VIAS, "none"],
                     help="how this run is recorded in the progress store (none: not at all)")
+    group.addoption("--kata-lang", choices=catalog.LANGS, default=None,
+                    help="the scorecard's language (default: KATA_LANG, else the locale's)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "grade(level, title, hint, timeout=None): a hidden test's level (1-3), the "
         "behaviour it checks, its hint category in kata.toml, and its own time limit")
+    if config.getoption("kata_lang"):  # a mock session's, whatever the shell says
+        os.environ["KATA_LANG"] = config.getoption("kata_lang")
     Grader.fresh(config)
     # Running a kata folder (or all of katas/) also runs that kata's hidden suite.
     for arg in list(config.args):

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from harness.lang import LANGS
 from harness.words import say
 
 EXAMPLES = 0  # the level number given to a kata's visible example tests
@@ -41,9 +42,10 @@ class KataRun:
 
     @property
     def stored(self) -> bool:
-        """Whether `recorded` says where the run was stored (rather than why it was not)."""
-        return self.recorded.startswith(say("grade.recorded", notice="", path="\0",
-                                            via="").split("\0")[0])
+        """Whether `recorded` says where the run was stored (rather than why it was not), in
+        either language: a mock's grader speaks the session's."""
+        return any(self.recorded.startswith(say("grade.recorded", lang, notice="", path="\0",
+                                                via="").split("\0")[0]) for lang in LANGS)
 
     def level_counts(self) -> dict[int, tuple[int, int]]:
         """level -> (passed, total), skipped tests left out of both."""

@@ -56,6 +56,7 @@ class Grader:
     def __init__(self) -> None:
         self.runs: list = []
         self.calls: list[str] = []
+        self.langs: list[str | None] = []  # the language each grading was asked to speak
         self.ranked: list[diagnosis.Likely] | None = None  # what diagnosis.likely says
 
     def rank(self, kata, failing, levels) -> list[diagnosis.Likely]:
@@ -64,8 +65,9 @@ class Grader:
             raise diagnosis.NoSignatures(kata.name)
         return self.ranked
 
-    def __call__(self, kata, impl="stub", *extra, hidden_only=False, via="none"):
+    def __call__(self, kata, impl="stub", *extra, hidden_only=False, via="none", lang=None):
         self.calls.append(impl)
+        self.langs.append(lang)
         run = self.runs.pop(0)
         if isinstance(run, BaseException):
             raise run

@@ -12,7 +12,7 @@ import pytest
 from mockkit import LEVELS, kata, make_run, start
 from typer.testing import CliRunner
 
-from harness import catalog, mutants, words
+from harness import catalog, grading, mutants, words
 from harness.cli import app
 from harness.results import read_json
 from harness.session import rubric
@@ -85,6 +85,24 @@ def test_kata_bench_prints_its_table_in_chinese_and_saves_it_in_english(zh, tmp_
     result = kata("bench", "auc_roc", "--quick", "--out", str(tmp_path))
     assert result.exit_code == 0 and english(result.output) == [], result.output
     assert "| samples |" in (tmp_path / "auc_roc.md").read_text()  # the docs' source
+
+
+def test_a_mock_in_chinese_grades_in_chinese_whatever_the_shell_says(work, clock, grader,
+                                                                     monkeypatch):
+    monkeypatch.setenv("KATA_LANG", "en")
+    start(work, "--lang", "zh-TW")
+    grader.runs.append(make_run(set()))
+    kata("mock", "submit")
+    assert grader.langs == ["zh-TW"]  # its scorecard, verdicts and "recorded in" the session's
+
+
+def test_a_grading_asked_for_chinese_speaks_chinese_whatever_the_shell_says(tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("KATA_LANG", "en")
+    mine = tmp_path / "auc.py"
+    mine.write_text(AUC.pristine_stub(), encoding="utf-8")
+    run, output = grading.grade(AUC, str(mine), via="mock", lang="zh-TW")
+    assert "kata 成績單" in output and run.recorded.startswith("已記錄在") and run.stored
 
 
 def test_the_scorecard_list_and_progress_are_chinese(zh, tmp_path):

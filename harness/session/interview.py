@@ -111,7 +111,7 @@ def _grade(session: Session, kata: catalog.Kata) -> KataRun:
     if not file.is_file():
         raise FileNotFoundError(file)
     impl = "stub" if file == kata.stub_path else str(file)
-    return grading.grade(kata, impl, via="mock")[0]
+    return grading.grade(kata, impl, via="mock", lang=session.lang)[0]
 
 
 def _record(sessions: Sessions, session: Session, run: KataRun, at: float,
