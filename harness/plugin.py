@@ -424,6 +424,7 @@ class Grader:
             return say("grade.not_recorded", why=exc)
         notice = store.notice or self.notice
         notice = f"{notice}; " if notice else ""
+        run.stored = True
         return say("grade.recorded", notice=notice, path=store.path, via=say(f"grade.via_{via}"))
 
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from harness import catalog
+from harness import catalog, grading
 from harness.store import Attempt, Store, StoreError
 
 
@@ -141,6 +141,14 @@ def test_kata_commands_on_a_foreign_database_give_a_notice_not_a_traceback(kata_
     assert "kept it as" in result.output
     if command[0] == "grade":
         assert [a.impl for a in Store().attempts()] == [str(mine)]
+
+
+def test_a_run_stored_after_a_foreign_file_was_moved_aside_says_it_was_stored(kata_home, tmp_path):
+    mine = tmp_path / "auc.py"
+    shutil.copy(catalog.get("auc_roc").solution_path, mine)
+    foreign_store(kata_home)
+    run, _ = grading.grade(catalog.get("auc_roc"), str(mine), via="mock")
+    assert run.stored and "kept it as" in run.recorded, run.recorded  # the notice comes first
 
 
 def test_a_version_1_store_learns_how_each_attempt_ran_and_keeps_them_as_grades(kata_home):
