@@ -72,6 +72,11 @@ def chinese() -> dict:
     return tomlfile.read(Path(__file__).with_name("bench.zh-TW.toml"))
 
 
+def column_chinese(name: str) -> str:
+    """A column's Chinese: its own under [columns], else a row pattern's (a name holding a size)."""
+    return chinese()["columns"].get(name) or cell_chinese(name)
+
+
 def cell_chinese(cell: str) -> str:
     """A body cell's Chinese: its own under [rows], else each row pattern applied in turn. A
     figure matches none and stays as measured."""
@@ -100,7 +105,7 @@ class Table:
         the figures as measured. What is saved stays English, the docs' source."""
         if lang == "en":
             return self
-        shown = Table(*(chinese()["columns"].get(c) or cell_chinese(c) for c in self.columns))
+        shown = Table(*(column_chinese(c) for c in self.columns))
         shown.rows = [tuple(cell_chinese(c) for c in row) for row in self.rows]
         shown.notes = [note_chinese(n) for n in self.notes]
         return shown

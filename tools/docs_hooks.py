@@ -237,7 +237,7 @@ def bench_chinese(body: str, group: str) -> str:
     for n, names_columns in table_rows(lines):
         cells = _cells(lines[n])
         if names_columns:
-            cells = [bench.chinese()["columns"].get(c, c) for c in cells]
+            cells = [bench.column_chinese(c) for c in cells]
         else:
             cells = [bench.cell_chinese(c) for c in cells]
         lines[n] = "| " + " | ".join(cells) + " |"
