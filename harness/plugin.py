@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from harness import catalog
+from harness.lang import lang as default_lang
 from harness.loader import ImplError, load_module
 from harness.results import (
     EXAMPLES,
@@ -332,7 +333,7 @@ class Grader:
             result.outcome = "failed"
             if not result.verdict:  # each language's, for a screen in another (a pair session)
                 result.verdicts = {lang: _verdict(call.excinfo, lang) for lang in catalog.LANGS}
-                result.verdict = _verdict(call.excinfo)  # the learner's
+                result.verdict = result.verdicts[default_lang()]  # the learner's
             if timed_out:
                 self.hung.add(entry[0])
             if (timed_out and result.level == EXAMPLES) or result.verdict == say("grade.not_run"):
